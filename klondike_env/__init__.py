@@ -1,0 +1,19 @@
+"""Klondike solitaire for reinforcement learning: exact draw-3 rules (SPEC.md), compiled with numba."""
+
+from klondike_env.cards import card_str, deal_deck, deck_string, parse_card, parse_deck
+from klondike_env.core import NUM_ACTIONS
+from klondike_env.game import Game, IllegalActionError, action_name
+from klondike_env.rules import Rules
+
+__all__ = [
+    "NUM_ACTIONS",
+    "Game",
+    "IllegalActionError",
+    "Rules",
+    "action_name",
+    "card_str",
+    "deal_deck",
+    "deck_string",
+    "parse_card",
+    "parse_deck",
+]

@@ -1,0 +1,475 @@
+"""The rules of Klondike as compiled kernels over a flat integer state.
+
+This module is the single place the rules live (SPEC.md). Everything else -- the
+:class:`~klondike_env.game.Game` object, the Gymnasium envs, the batched env and
+the solver -- calls these kernels, so a rule is fixed once and holds everywhere.
+
+State layout
+------------
+One position is a 1-D ``np.int32`` array of :data:`STATE_SIZE` entries (a batch
+is a 2-D array, one row per game):
+
+* ``TABLEAU + COLUMN_SLOTS * c + i`` -- card at depth ``i`` of column ``c``
+  (``i = 0`` is the bottom card); a column holds at most 6 face-down + 13 = 19.
+* ``COLUMN_LENGTH + c`` -- number of cards in column ``c``.
+* ``COLUMN_DOWN + c`` -- how many of them (from the bottom) are face down.
+* ``TALON + i`` / ``TALON_LENGTH`` / ``WASTE_LENGTH`` -- stock and waste share one
+  array in draw order: ``talon[:waste_length]`` is the waste (bottom to top) and
+  ``talon[waste_length:talon_length]`` the stock (next card to draw first). A draw
+  moves the boundary right, a recycle sets it back to 0, so a recycle keeps the
+  order by construction; playing the waste top removes ``talon[waste_length-1]``.
+* ``FOUNDATION + s`` -- number of cards on the foundation of suit ``s``.
+* ``RECYCLES`` -- recycles made so far (the pass number is ``RECYCLES + 1``).
+* ``MOVES`` -- actions taken since the deal.
+
+Because the talon is never reordered, the player has seen ``talon[:waste_length]``
+during the first pass and the whole talon after any recycle; nothing else needs
+recording to know which stock cards are still hidden.
+
+Rules are a small ``np.int32`` array (see :func:`rules_array`): draw count, max
+passes (0 = unlimited), empty-column rule (0 king, 1 any), foundation-to-tableau
+allowed (1) or not (0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# --- cards -------------------------------------------------------------------
+NUM_CARDS = 52
+NUM_RANKS = 13
+NUM_SUITS = 4
+NUM_COLUMNS = 7
+KING = 13
+
+# --- state layout ------------------------------------------------------------
+COLUMN_SLOTS = 19
+TABLEAU = 0
+COLUMN_LENGTH = TABLEAU + NUM_COLUMNS * COLUMN_SLOTS  # 133
+COLUMN_DOWN = COLUMN_LENGTH + NUM_COLUMNS  # 140
+TALON = COLUMN_DOWN + NUM_COLUMNS  # 147
+TALON_SLOTS = 24
+TALON_LENGTH = TALON + TALON_SLOTS  # 171
+WASTE_LENGTH = TALON_LENGTH + 1  # 172
+FOUNDATION = WASTE_LENGTH + 1  # 173
+RECYCLES = FOUNDATION + NUM_SUITS  # 177
+MOVES = RECYCLES + 1  # 178
+STATE_SIZE = MOVES + 1  # 179
+
+# --- rules array -------------------------------------------------------------
+RULE_DRAW_COUNT = 0
+RULE_MAX_PASSES = 1  # 0 means unlimited
+RULE_EMPTY_ANY = 2  # 0: king only, 1: any card
+RULE_FOUNDATION_TO_TABLEAU = 3  # 1 allowed, 0 forbidden
+RULES_SIZE = 4
+
+# --- action table (SPEC.md "Actions") -----------------------------------------
+NUM_ACTIONS = 87
+DRAW = 0
+RECYCLE = 1
+WASTE_TO_FOUNDATION = 2
+WASTE_TO_COLUMN = 3  # + c
+COLUMN_TO_FOUNDATION = 10  # + c
+COLUMN_TO_COLUMN = 17  # + 6 * s + k
+FOUNDATION_TO_COLUMN = 59  # + 7 * f + c
+
+_SPLITMIX_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_SPLITMIX_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+_SPLITMIX_MUL2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def card_rank(card):
+    """Rank 1 (ace) .. 13 (king)."""
+    return card % NUM_RANKS + 1
+
+
+@njit(cache=True, inline="always")
+def card_suit(card):
+    return card // NUM_RANKS
+
+
+@njit(cache=True, inline="always")
+def card_is_red(card):
+    suit = card // NUM_RANKS
+    return suit == 1 or suit == 2
+
+
+# --- deals -------------------------------------------------------------------
+@njit(cache=True)
+def splitmix_next(state):
+    """One SplitMix64 step: returns ``(new_state, output)`` (all uint64)."""
+    state = state + _SPLITMIX_GAMMA
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * _SPLITMIX_MUL1
+    z = (z ^ (z >> np.uint64(27))) * _SPLITMIX_MUL2
+    return state, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def fill_deal_deck(deal, deck):
+    """Write the deck of deal number ``deal`` (uint64) into ``deck`` (52 ints)."""
+    for i in range(NUM_CARDS):
+        deck[i] = i
+    state = np.uint64(deal)
+    for i in range(NUM_CARDS - 1, 0, -1):
+        state, z = splitmix_next(state)
+        j = np.int64(z % np.uint64(i + 1))
+        tmp = deck[i]
+        deck[i] = deck[j]
+        deck[j] = tmp
+
+
+@njit(cache=True)
+def init_state(deck, state):
+    """Lay out ``deck`` (52 card ids) as the opening position, row by row."""
+    state[:] = 0
+    state[TABLEAU : TABLEAU + NUM_COLUMNS * COLUMN_SLOTS] = -1
+    state[TALON : TALON + TALON_SLOTS] = -1
+    k = 0
+    for row in range(NUM_COLUMNS):
+        for col in range(row, NUM_COLUMNS):
+            state[TABLEAU + COLUMN_SLOTS * col + row] = deck[k]
+            k += 1
+    for col in range(NUM_COLUMNS):
+        state[COLUMN_LENGTH + col] = col + 1
+        state[COLUMN_DOWN + col] = col
+    for i in range(TALON_SLOTS):
+        state[TALON + i] = deck[28 + i]
+    state[TALON_LENGTH] = TALON_SLOTS
+    state[WASTE_LENGTH] = 0
+
+
+@njit(cache=True)
+def init_state_from_deal(deal, state):
+    deck = np.empty(NUM_CARDS, np.int32)
+    fill_deal_deck(deal, deck)
+    init_state(deck, state)
+
+
+# --- small queries -----------------------------------------------------------
+@njit(cache=True, inline="always")
+def column_card(state, col, depth):
+    return state[TABLEAU + COLUMN_SLOTS * col + depth]
+
+
+@njit(cache=True, inline="always")
+def column_top(state, col):
+    """The last (uncovered) card of column ``col``, or -1 when empty."""
+    length = state[COLUMN_LENGTH + col]
+    if length == 0:
+        return -1
+    return state[TABLEAU + COLUMN_SLOTS * col + length - 1]
+
+
+@njit(cache=True, inline="always")
+def waste_top(state):
+    waste_length = state[WASTE_LENGTH]
+    if waste_length == 0:
+        return -1
+    return state[TALON + waste_length - 1]
+
+
+@njit(cache=True, inline="always")
+def fits_foundation(state, card):
+    return state[FOUNDATION + card // NUM_RANKS] == card % NUM_RANKS
+
+
+@njit(cache=True, inline="always")
+def fits_column(state, rules, card, col):
+    """Can ``card`` (alone or heading a run) be placed on column ``col``?"""
+    top = column_top(state, col)
+    if top < 0:
+        return rules[RULE_EMPTY_ANY] == 1 or card % NUM_RANKS == KING - 1
+    return card_rank(top) == card_rank(card) + 1 and card_is_red(top) != card_is_red(card)
+
+
+@njit(cache=True, inline="always")
+def column_action(source, dest):
+    """Action id of the tableau move ``source -> dest``."""
+    k = dest if dest < source else dest - 1
+    return COLUMN_TO_COLUMN + 6 * source + k
+
+
+@njit(cache=True, inline="always")
+def column_action_dest(source, k):
+    return k if k < source else k + 1
+
+
+@njit(cache=True)
+def run_start(state, rules, source, dest):
+    """Depth in ``source`` of the head of the face-up run that fits ``dest``, or -1.
+
+    Face-up cards of a column always form one run, so at most one of its tails
+    can fit a given destination (SPEC.md, "Actions").
+    """
+    length = state[COLUMN_LENGTH + source]
+    if length == 0:
+        return -1
+    down = state[COLUMN_DOWN + source]
+    base = TABLEAU + COLUMN_SLOTS * source
+    head = state[base + down]
+    dest_top = column_top(state, dest)
+    if dest_top < 0:
+        if rules[RULE_EMPTY_ANY] == 1:
+            return down
+        # a king can only be the head of the face-up run
+        if card_rank(head) == KING:
+            return down
+        return -1
+    want = card_rank(dest_top) - 1
+    head_rank = card_rank(head)
+    last_rank = card_rank(state[base + length - 1])
+    if want > head_rank or want < last_rank:
+        return -1
+    depth = down + head_rank - want
+    if card_is_red(state[base + depth]) == card_is_red(dest_top):
+        return -1
+    return depth
+
+
+@njit(cache=True, inline="always")
+def recycle_allowed(state, rules):
+    max_passes = rules[RULE_MAX_PASSES]
+    return max_passes == 0 or state[RECYCLES] < max_passes - 1
+
+
+@njit(cache=True)
+def legal_mask(state, rules, mask):
+    """Fill ``mask`` (87 entries, 1 legal / 0 not). Returns the number legal."""
+    mask[:] = 0
+    count = 0
+    talon_length = state[TALON_LENGTH]
+    waste_length = state[WASTE_LENGTH]
+    if waste_length < talon_length:
+        mask[DRAW] = 1
+        count += 1
+    elif waste_length > 0 and recycle_allowed(state, rules):
+        mask[RECYCLE] = 1
+        count += 1
+    top = waste_top(state)
+    if top >= 0:
+        if fits_foundation(state, top):
+            mask[WASTE_TO_FOUNDATION] = 1
+            count += 1
+        for col in range(NUM_COLUMNS):
+            if fits_column(state, rules, top, col):
+                mask[WASTE_TO_COLUMN + col] = 1
+                count += 1
+    for col in range(NUM_COLUMNS):
+        card = column_top(state, col)
+        if card >= 0 and fits_foundation(state, card):
+            mask[COLUMN_TO_FOUNDATION + col] = 1
+            count += 1
+    for source in range(NUM_COLUMNS):
+        if state[COLUMN_LENGTH + source] == 0:
+            continue
+        for dest in range(NUM_COLUMNS):
+            if dest != source and run_start(state, rules, source, dest) >= 0:
+                mask[column_action(source, dest)] = 1
+                count += 1
+    if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
+        for suit in range(NUM_SUITS):
+            height = state[FOUNDATION + suit]
+            if height == 0:
+                continue
+            card = NUM_RANKS * suit + height - 1
+            for col in range(NUM_COLUMNS):
+                if fits_column(state, rules, card, col):
+                    mask[FOUNDATION_TO_COLUMN + NUM_COLUMNS * suit + col] = 1
+                    count += 1
+    return count
+
+
+@njit(cache=True)
+def is_legal(state, rules, action):
+    if action < 0 or action >= NUM_ACTIONS:
+        return False
+    mask = np.empty(NUM_ACTIONS, np.uint8)
+    legal_mask(state, rules, mask)
+    return mask[action] == 1
+
+
+# --- applying moves ----------------------------------------------------------
+@njit(cache=True, inline="always")
+def _push_column(state, col, card):
+    length = state[COLUMN_LENGTH + col]
+    state[TABLEAU + COLUMN_SLOTS * col + length] = card
+    state[COLUMN_LENGTH + col] = length + 1
+
+
+@njit(cache=True, inline="always")
+def _shorten_column(state, col, new_length):
+    """Cut column ``col`` to ``new_length`` cards; flip the new last card.
+
+    Returns 1 when a face-down card was turned up, else 0.
+    """
+    base = TABLEAU + COLUMN_SLOTS * col
+    for depth in range(new_length, state[COLUMN_LENGTH + col]):
+        state[base + depth] = -1
+    state[COLUMN_LENGTH + col] = new_length
+    if new_length > 0 and state[COLUMN_DOWN + col] >= new_length:
+        state[COLUMN_DOWN + col] = new_length - 1
+        return 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _pop_waste(state):
+    waste_length = state[WASTE_LENGTH]
+    talon_length = state[TALON_LENGTH]
+    card = state[TALON + waste_length - 1]
+    for i in range(waste_length - 1, talon_length - 1):
+        state[TALON + i] = state[TALON + i + 1]
+    state[TALON + talon_length - 1] = -1
+    state[TALON_LENGTH] = talon_length - 1
+    state[WASTE_LENGTH] = waste_length - 1
+    return card
+
+
+@njit(cache=True)
+def apply_action(state, rules, action):
+    """Play ``action``, which must be legal. Returns the number of cards flipped (0/1)."""
+    state[MOVES] += 1
+    if action == DRAW:
+        state[WASTE_LENGTH] = min(state[WASTE_LENGTH] + rules[RULE_DRAW_COUNT], state[TALON_LENGTH])
+        return 0
+    if action == RECYCLE:
+        state[WASTE_LENGTH] = 0
+        state[RECYCLES] += 1
+        return 0
+    if action == WASTE_TO_FOUNDATION:
+        card = _pop_waste(state)
+        state[FOUNDATION + card // NUM_RANKS] += 1
+        return 0
+    if action < COLUMN_TO_FOUNDATION:
+        card = _pop_waste(state)
+        _push_column(state, action - WASTE_TO_COLUMN, card)
+        return 0
+    if action < COLUMN_TO_COLUMN:
+        col = action - COLUMN_TO_FOUNDATION
+        card = column_top(state, col)
+        state[FOUNDATION + card // NUM_RANKS] += 1
+        return _shorten_column(state, col, state[COLUMN_LENGTH + col] - 1)
+    if action < FOUNDATION_TO_COLUMN:
+        offset = action - COLUMN_TO_COLUMN
+        source = offset // 6
+        dest = column_action_dest(source, offset % 6)
+        start = run_start(state, rules, source, dest)
+        base = TABLEAU + COLUMN_SLOTS * source
+        for depth in range(start, state[COLUMN_LENGTH + source]):
+            _push_column(state, dest, state[base + depth])
+        return _shorten_column(state, source, start)
+    offset = action - FOUNDATION_TO_COLUMN
+    suit = offset // NUM_COLUMNS
+    col = offset % NUM_COLUMNS
+    state[FOUNDATION + suit] -= 1
+    _push_column(state, col, NUM_RANKS * suit + state[FOUNDATION + suit])
+    return 0
+
+
+# --- game end ----------------------------------------------------------------
+@njit(cache=True)
+def foundation_total(state):
+    return state[FOUNDATION] + state[FOUNDATION + 1] + state[FOUNDATION + 2] + state[FOUNDATION + 3]
+
+
+@njit(cache=True)
+def is_won(state):
+    return foundation_total(state) == NUM_CARDS
+
+
+@njit(cache=True, inline="always")
+def _card_playable(state, rules, card):
+    if fits_foundation(state, card):
+        return True
+    for col in range(NUM_COLUMNS):
+        if fits_column(state, rules, card, col):
+            return True
+    return False
+
+
+@njit(cache=True)
+def is_dead(state, rules):
+    """True when no card move can be reached by draws and recycles alone (SPEC.md).
+
+    Draws and recycles never change the talon's order, so the waste tops they can
+    reach form a fixed set: the current top, the tops after each further draw of
+    this pass, and -- when a recycle is still allowed -- the tops of a fresh pass.
+    """
+    if is_won(state):
+        return False
+    mask = np.empty(NUM_ACTIONS, np.uint8)
+    legal_mask(state, rules, mask)
+    for action in range(WASTE_TO_FOUNDATION, NUM_ACTIONS):
+        if mask[action]:
+            return False
+    talon_length = state[TALON_LENGTH]
+    if talon_length == 0:
+        return True
+    draw_count = rules[RULE_DRAW_COUNT]
+    boundary = state[WASTE_LENGTH]
+    while boundary < talon_length:
+        boundary = min(boundary + draw_count, talon_length)
+        if _card_playable(state, rules, state[TALON + boundary - 1]):
+            return False
+    # a recycle is reachable after the forward draws iff passes remain
+    # (recycles made so far are counted in the state; the stock is now empty)
+    if recycle_allowed(state, rules):
+        boundary = 0
+        while boundary < talon_length:
+            boundary = min(boundary + draw_count, talon_length)
+            if _card_playable(state, rules, state[TALON + boundary - 1]):
+                return False
+    return True
+
+
+# --- knowledge -----------------------------------------------------------------
+@njit(cache=True)
+def hidden_mask(state, hidden):
+    """Mark in ``hidden`` (52 entries) the cards the player has never seen."""
+    hidden[:] = 0
+    for col in range(NUM_COLUMNS):
+        base = TABLEAU + COLUMN_SLOTS * col
+        for depth in range(state[COLUMN_DOWN + col]):
+            hidden[state[base + depth]] = 1
+    if state[RECYCLES] == 0:
+        for i in range(state[WASTE_LENGTH], state[TALON_LENGTH]):
+            hidden[state[TALON + i]] = 1
+
+
+# --- whole-game loops (benchmarks, batched play) -------------------------------
+@njit(cache=True)
+def random_playout_moves(deal_start, rules, num_moves, seed):
+    """Play ``num_moves`` uniformly random legal actions, dealing afresh on win/dead.
+
+    The loop used by the core benchmark: legal-move generation, move choice and
+    application all happen here. Returns ``(games_finished, games_won)``.
+    """
+    np.random.seed(seed)
+    state = np.empty(STATE_SIZE, np.int32)
+    mask = np.empty(NUM_ACTIONS, np.uint8)
+    deal = deal_start
+    init_state_from_deal(np.uint64(deal), state)
+    finished = 0
+    won = 0
+    for _ in range(num_moves):
+        count = legal_mask(state, rules, mask)
+        pick = np.random.randint(count) if count > 0 else -1
+        action = -1
+        for candidate in range(NUM_ACTIONS):
+            if mask[candidate]:
+                if pick == 0:
+                    action = candidate
+                    break
+                pick -= 1
+        if action >= 0:
+            apply_action(state, rules, action)
+        if action < 0 or is_won(state) or state[MOVES] >= 1000:
+            finished += 1
+            if is_won(state):
+                won += 1
+            deal += 1
+            init_state_from_deal(np.uint64(deal), state)
+    return finished, won

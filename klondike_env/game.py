@@ -1,0 +1,290 @@
+"""``Game``: the friendly Python object over the compiled rules in :mod:`klondike_env.core`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from klondike_env import core
+from klondike_env.cards import SUIT_SYMBOLS, card_str, check_deal, deal_deck, deck_string, parse_deck
+from klondike_env.rules import Rules
+
+
+class IllegalActionError(ValueError):
+    """An action that is out of range or not legal in the current position."""
+
+
+def action_name(action: int, game: "Game | None" = None) -> str:
+    """A readable move for an action id (SPEC.md "Actions").
+
+    With ``game`` the name says which cards move (``"col 3 -> col 6 (3 cards)"``).
+    """
+    check_action_range(action)
+    if action == core.DRAW:
+        return "draw"
+    if action == core.RECYCLE:
+        return "recycle"
+    waste = ""
+    if game is not None and action < core.COLUMN_TO_FOUNDATION:
+        top = core.waste_top(game._state)
+        waste = f" {card_str(int(top))}" if top >= 0 else ""
+    if action == core.WASTE_TO_FOUNDATION:
+        return f"waste{waste} -> foundation"
+    if action < core.COLUMN_TO_FOUNDATION:
+        return f"waste{waste} -> col {action - core.WASTE_TO_COLUMN}"
+    if action < core.COLUMN_TO_COLUMN:
+        return f"col {action - core.COLUMN_TO_FOUNDATION} -> foundation"
+    if action < core.FOUNDATION_TO_COLUMN:
+        offset = action - core.COLUMN_TO_COLUMN
+        source = offset // 6
+        dest = core.column_action_dest(source, offset % 6)
+        name = f"col {source} -> col {dest}"
+        if game is not None:
+            start = core.run_start(game._state, game._rules_array, source, dest)
+            if start >= 0:
+                count = int(game._state[core.COLUMN_LENGTH + source]) - start
+                name += f" ({count} card{'s' if count > 1 else ''})"
+        return name
+    offset = action - core.FOUNDATION_TO_COLUMN
+    return f"foundation {SUIT_SYMBOLS[offset // 7]} -> col {offset % 7}"
+
+
+def check_action_range(action) -> int:
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"illegal action {action!r}: an action is an integer id in 0..86")
+    if not 0 <= action < core.NUM_ACTIONS:
+        raise IllegalActionError(f"illegal action {action}: action ids are 0..86")
+    return int(action)
+
+
+class Game:
+    """One game of Klondike: a position, its rules, and the history for undo.
+
+    Build with :meth:`new` (a deal number) or :meth:`from_deck` (an explicit deck).
+    """
+
+    __slots__ = ("rules", "deal", "_rules_array", "_state", "_deck", "_history", "_mask", "_mask_valid")
+
+    def __init__(self, deck, rules: Rules | None = None, deal: int | None = None):
+        rules = Rules() if rules is None else rules
+        if not isinstance(rules, Rules):
+            raise ValueError(f"bad rules {rules!r}: expected a klondike_env.Rules")
+        self.rules = rules
+        self.deal = deal
+        self._rules_array = rules.as_array()
+        self._deck = np.asarray(deck, np.int32)
+        self._state = np.empty(core.STATE_SIZE, np.int32)
+        core.init_state(self._deck, self._state)
+        self._history: list[np.ndarray] = []
+        self._mask = np.empty(core.NUM_ACTIONS, np.uint8)
+        self._mask_valid = False
+
+    # --- construction -------------------------------------------------------
+    @classmethod
+    def new(cls, deal: int, rules: Rules | None = None) -> "Game":
+        """The opening position of deal number ``deal``."""
+        return cls(deal_deck(deal), rules, deal=check_deal(deal))
+
+    @classmethod
+    def from_deck(cls, deck, rules: Rules | None = None) -> "Game":
+        """The opening position of an explicit deck (ids, card strings, one string, or a deck string)."""
+        return cls(parse_deck(deck), rules)
+
+    def copy(self) -> "Game":
+        other = Game.__new__(Game)
+        other.rules = self.rules
+        other.deal = self.deal
+        other._rules_array = self._rules_array
+        other._deck = self._deck
+        other._state = self._state.copy()
+        other._history = list(self._history)  # saved states are never mutated
+        other._mask = self._mask.copy()
+        other._mask_valid = self._mask_valid
+        return other
+
+    # --- moves --------------------------------------------------------------
+    def action_mask(self) -> np.ndarray:
+        """87 booleans, True where the action is legal."""
+        return self._legal_mask().astype(bool)
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids, sorted."""
+        return [int(a) for a in np.flatnonzero(self._legal_mask())]
+
+    def _legal_mask(self) -> np.ndarray:
+        if not self._mask_valid:
+            core.legal_mask(self._state, self._rules_array, self._mask)
+            self._mask_valid = True
+        return self._mask
+
+    def step(self, action: int) -> None:
+        """Play one action; an illegal one raises :class:`IllegalActionError` and changes nothing."""
+        action = check_action_range(action)
+        if not self._legal_mask()[action]:
+            raise IllegalActionError(f"illegal action {action} ({action_name(action)}): {self._why_illegal(action)}")
+        self._history.append(self._state.copy())
+        core.apply_action(self._state, self._rules_array, action)
+        self._mask_valid = False
+
+    def undo(self) -> None:
+        """Take back the last whole action (its draws and flips included)."""
+        if not self._history:
+            raise IndexError("nothing to undo: the game is at its opening position (or was sampled there)")
+        self._state = self._history.pop()
+        self._mask_valid = False
+
+    def _why_illegal(self, action: int) -> str:
+        state, rules = self._state, self.rules
+        stock_count = int(state[core.TALON_LENGTH] - state[core.WASTE_LENGTH])
+        if action == core.DRAW:
+            return "the stock is empty"
+        if action == core.RECYCLE:
+            if stock_count > 0:
+                return "the stock is not empty"
+            if state[core.WASTE_LENGTH] == 0:
+                return "the waste is empty"
+            return f"no passes remain (max_passes={rules.max_passes})"
+        if action < core.COLUMN_TO_FOUNDATION and state[core.WASTE_LENGTH] == 0:
+            return "the waste is empty"
+        if core.COLUMN_TO_FOUNDATION <= action < core.FOUNDATION_TO_COLUMN:
+            offset = action - core.COLUMN_TO_FOUNDATION
+            source = offset if action < core.COLUMN_TO_COLUMN else (action - core.COLUMN_TO_COLUMN) // 6
+            if state[core.COLUMN_LENGTH + source] == 0:
+                return f"column {source} is empty"
+        if action >= core.FOUNDATION_TO_COLUMN:
+            if not rules.foundation_to_tableau:
+                return "these rules forbid moves from a foundation to the tableau"
+            suit = (action - core.FOUNDATION_TO_COLUMN) // 7
+            if state[core.FOUNDATION + suit] == 0:
+                return f"the {SUIT_SYMBOLS[suit]} foundation is empty"
+        if action in (core.WASTE_TO_FOUNDATION,) or core.COLUMN_TO_FOUNDATION <= action < core.COLUMN_TO_COLUMN:
+            return "the card is not the next one for its foundation"
+        if core.COLUMN_TO_COLUMN <= action < core.FOUNDATION_TO_COLUMN:
+            return "no face-up run of the source column fits the destination"
+        if rules.empty_column == "king":
+            return "the card does not fit the column (builds go down in alternating colour; only a king starts an empty column)"
+        return "the card does not fit the column (builds go down in alternating colour)"
+
+    # --- read-only state ----------------------------------------------------
+    @property
+    def tableau(self) -> tuple[tuple[tuple[int, bool], ...], ...]:
+        """7 columns, each a tuple of ``(card, face_up)`` from bottom to top."""
+        state = self._state
+        columns = []
+        for col in range(core.NUM_COLUMNS):
+            down = int(state[core.COLUMN_DOWN + col])
+            base = core.TABLEAU + core.COLUMN_SLOTS * col
+            columns.append(
+                tuple((int(state[base + depth]), depth >= down) for depth in range(int(state[core.COLUMN_LENGTH + col])))
+            )
+        return tuple(columns)
+
+    @property
+    def stock(self) -> tuple[int, ...]:
+        """Stock cards, the next to be drawn first."""
+        state = self._state
+        return tuple(int(c) for c in state[core.TALON + state[core.WASTE_LENGTH] : core.TALON + state[core.TALON_LENGTH]])
+
+    @property
+    def waste(self) -> tuple[int, ...]:
+        """Waste cards, bottom to top (the last is the playable top)."""
+        return tuple(int(c) for c in self._state[core.TALON : core.TALON + self._state[core.WASTE_LENGTH]])
+
+    @property
+    def foundations(self) -> tuple[int, int, int, int]:
+        """Cards on each foundation, in suit order (clubs, diamonds, hearts, spades)."""
+        return tuple(int(n) for n in self._state[core.FOUNDATION : core.FOUNDATION + 4])
+
+    @property
+    def passes(self) -> int:
+        """The current trip through the stock: 1 until the first recycle."""
+        return int(self._state[core.RECYCLES]) + 1
+
+    @property
+    def move_count(self) -> int:
+        return int(self._state[core.MOVES])
+
+    @property
+    def is_won(self) -> bool:
+        return bool(core.is_won(self._state))
+
+    @property
+    def is_dead(self) -> bool:
+        """No card move can be reached by draws and recycles alone (SPEC.md)."""
+        return bool(core.is_dead(self._state, self._rules_array))
+
+    @property
+    def is_over(self) -> bool:
+        return self.is_won or self.is_dead
+
+    @property
+    def state(self) -> np.ndarray:
+        """A copy of the compact state array the kernels work on."""
+        return self._state.copy()
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """The deck this game was dealt from."""
+        return tuple(int(c) for c in self._deck)
+
+    def deck_string(self) -> str:
+        """The dealt deck as a Klondike-Solver 156-digit deck string."""
+        return deck_string(self._deck)
+
+    # --- information ----------------------------------------------------------
+    def known_cards(self) -> np.ndarray:
+        """52 booleans: True for every card the player has seen (SPEC.md "Information")."""
+        return ~self._hidden()
+
+    def hidden_cards(self) -> list[int]:
+        """Ids of the cards the player has never seen (face-down and undrawn stock cards)."""
+        return [int(c) for c in np.flatnonzero(self._hidden())]
+
+    def _hidden(self) -> np.ndarray:
+        hidden = np.empty(core.NUM_CARDS, np.uint8)
+        core.hidden_mask(self._state, hidden)
+        return hidden.astype(bool)
+
+    def sample_world(self, rng: np.random.Generator | int | None = None) -> "Game":
+        """A game identical in all the player knows, its hidden cards shuffled uniformly.
+
+        The hidden cards are permuted among the hidden positions; the sampled game's
+        deck is the true deck under the same permutation, so replaying this game's
+        actions on it reaches the sampled position. Its undo history starts empty.
+        """
+        rng = np.random.default_rng(rng)
+        hidden = np.array(self.hidden_cards(), np.int32)
+        relabel = np.arange(core.NUM_CARDS, dtype=np.int32)
+        relabel[hidden] = rng.permutation(hidden)
+        world = self.copy()
+        world.deal = None
+        world._history = []
+        world._deck = relabel[self._deck]
+        cards = world._state[: core.COLUMN_LENGTH]
+        cards[cards >= 0] = relabel[cards[cards >= 0]]
+        talon = world._state[core.TALON : core.TALON + core.TALON_SLOTS]
+        talon[talon >= 0] = relabel[talon[talon >= 0]]
+        return world
+
+    # --- comparison and display -------------------------------------------------
+    def __eq__(self, other) -> bool:
+        """Same rules and same position (cards, face-down counts, talon, passes); move count ignored."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.rules == other.rules and np.array_equal(
+            self._state[: core.MOVES], other._state[: core.MOVES]
+        )
+
+    def __hash__(self):
+        return hash((self.rules, self._state[: core.MOVES].tobytes()))
+
+    def __repr__(self) -> str:
+        where = f"deal={self.deal}" if self.deal is not None else "deck"
+        return f"<Game {where} move={self.move_count} foundations={sum(self.foundations)}/52>"
+
+    def __str__(self) -> str:
+        from klondike_env.render import render_text
+
+        return render_text(self)
+
+    def action_name(self, action: int) -> str:
+        return action_name(action, self)
