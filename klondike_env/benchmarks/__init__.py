@@ -1,0 +1,1 @@
+"""Benchmark sections for ``scripts/benchmark.py`` (each module exposes ``run(quick) -> str``)."""
