@@ -1,0 +1,278 @@
+"""Score an agent on a fixed set of deals: the benchmark's harness (``scripts/evaluate.py``).
+
+Every deal is played from its opening position until it is won, dead (SPEC.md), the agent
+resigns, or ``max_moves`` actions have been played. Each deal gets its own agent seed,
+derived from the run's seed and the deal number, so results do not depend on how deals
+are spread over worker processes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import multiprocessing
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import RESIGN, Agent, DealInfo, PlayerView
+from agents.registry import make_agent
+from klondike_env.cards import check_deal
+from klondike_env.game import Game, IllegalActionError
+from klondike_env.rules import Rules
+
+SEED_DIR = Path(__file__).resolve().parents[1] / "configs" / "seeds"
+DEFAULT_MAX_MOVES = 1000
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+class SeedSetError(ValueError):
+    """A seed set that names no known set, file or range, or a malformed seed file."""
+
+
+class AgentError(RuntimeError):
+    """The agent broke the protocol (an illegal action, a non-integer action)."""
+
+
+# --- seed sets -------------------------------------------------------------------
+def named_seed_sets() -> list[str]:
+    return sorted(path.stem for path in SEED_DIR.glob("*.txt"))
+
+
+def load_seed_set(spec: str) -> tuple[str, list[int]]:
+    """``(name, deals)`` for a named set (``test``), a file of deal numbers, or a range (``1-500``).
+
+    Seed files hold one deal number per line; blank lines and ``#`` comments are ignored.
+    """
+    spec = str(spec).strip()
+    range_match = re.fullmatch(r"(\d+)(?:-(\d+))?", spec)
+    if range_match:
+        first = int(range_match.group(1))
+        last = int(range_match.group(2) or first)
+        if last < first:
+            raise SeedSetError(f"bad seed range {spec!r}: the end is below the start (write FIRST-LAST)")
+        try:
+            check_deal(first), check_deal(last)
+        except ValueError as error:
+            raise SeedSetError(f"bad seed range {spec!r}: {error}") from None
+        return spec, list(range(first, last + 1))
+    path = SEED_DIR / f"{spec}.txt"
+    if not path.is_file():
+        path = Path(spec)
+    if not path.is_file():
+        raise SeedSetError(
+            f"unknown seed set {spec!r}: give a named set ({', '.join(named_seed_sets())}), "
+            "a file of deal numbers one per line, or a range such as 1-500"
+        )
+    deals = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            deals.append(check_deal(int(text)))
+        except ValueError:
+            raise SeedSetError(
+                f"malformed seed file {path}: line {number} is {line.strip()!r}, expected one deal number 0 <= n < 2**64"
+            ) from None
+    if not deals:
+        raise SeedSetError(f"malformed seed file {path}: it lists no deal numbers")
+    name = path.stem if path.parent == SEED_DIR else str(path)
+    return name, deals
+
+
+def deal_seed(run_seed: int, deal: int) -> int:
+    """The agent's seed for one deal: a function of the run's seed and the deal only."""
+    return int(np.random.SeedSequence([run_seed, deal]).generate_state(1, np.uint64)[0])
+
+
+# --- playing -----------------------------------------------------------------------
+@dataclass
+class GameRecord:
+    deal: int
+    won: bool
+    moves: int
+    foundation_cards: int
+    seconds: float
+    ending: str  # won, dead, resigned, move limit
+
+
+def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int = DEFAULT_MAX_MOVES) -> GameRecord:
+    """Play one deal to its end with ``agent``; the agent only ever sees :class:`PlayerView`."""
+    start = time.perf_counter()
+    game = Game.new(deal, rules)
+    agent.reset(DealInfo(seed=seed, rules=rules))
+    ending = "move limit"
+    while True:
+        if game.is_won:
+            ending = "won"
+            break
+        if game.is_dead:
+            ending = "dead"
+            break
+        if game.move_count >= max_moves:
+            break
+        if agent.sees_hidden_cards:
+            agent.reveal(game.copy())  # the oracle's separate channel; no other agent gets it
+        action = agent.act(PlayerView(game))
+        if action == RESIGN:
+            ending = "resigned"
+            break
+        try:
+            game.step(action)
+        except IllegalActionError as error:
+            raise AgentError(f"agent {agent.label} played an illegal move on deal {deal}: {error}") from None
+    return GameRecord(deal, game.is_won, game.move_count, sum(game.foundations), time.perf_counter() - start, ending)
+
+
+_worker_agent: Agent | None = None
+
+
+def _init_worker(agent_spec: str) -> None:
+    global _worker_agent
+    _worker_agent = make_agent(agent_spec)
+
+
+def _play_in_worker(job: tuple[int, dict, int, int]) -> GameRecord:
+    deal, rules_options, seed, max_moves = job
+    return play_game(_worker_agent, deal, Rules(**rules_options), seed, max_moves)
+
+
+def play_deals(agent_spec: str, deals: list[int], rules: Rules, seed: int = 0, workers: int = 1,
+               max_moves: int = DEFAULT_MAX_MOVES, progress: bool = True) -> list[GameRecord]:
+    """Play every deal; with ``workers > 1`` in that many processes. Records come back in deal order."""
+    from tqdm import tqdm
+
+    make_agent(agent_spec)  # fail fast, in this process, on a bad spec or a missing model file
+    rules_options = asdict(rules)
+    jobs = [(deal, rules_options, deal_seed(seed, deal), max_moves) for deal in deals]
+    bar = dict(total=len(jobs), disable=not progress, desc=agent_spec, unit="game", smoothing=0.05)
+    if workers <= 1:
+        _init_worker(agent_spec)
+        return [_play_in_worker(job) for job in tqdm(jobs, **bar)]
+    with multiprocessing.get_context("fork").Pool(workers, _init_worker, (agent_spec,)) as pool:
+        return list(tqdm(pool.imap(_play_in_worker, jobs, chunksize=1), **bar))
+
+
+# --- statistics ---------------------------------------------------------------------
+def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95% by default)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    center = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, center - half), min(1.0, center + half))
+
+
+def verdict_file(rules: Rules) -> Path | None:
+    """The solver's verdict file for these rules, when one exists (standard rules, draw 1 or 3)."""
+    standard = Rules(draw_count=rules.draw_count)
+    path = SEED_DIR / f"verdicts_draw{rules.draw_count}.csv"
+    return path if rules == standard and path.is_file() else None
+
+
+def load_verdicts(path: Path) -> dict[int, str]:
+    with open(path, newline="") as handle:
+        return {int(row["deal"]): row["status"].strip().lower() for row in csv.DictReader(handle)}
+
+
+def summarize(records: list[GameRecord], rules: Rules) -> dict:
+    """The summary metrics of one run (see BENCHMARK.md)."""
+    games = len(records)
+    wins = sum(record.won for record in records)
+    low, high = wilson_interval(wins, games)
+    win_moves = [record.moves for record in records if record.won]
+    endings: dict[str, int] = {}
+    for record in records:
+        endings[record.ending] = endings.get(record.ending, 0) + 1
+    summary = {
+        "games": games,
+        "wins": wins,
+        "win_rate": wins / games if games else 0.0,
+        "win_rate_ci95": [low, high],
+        "mean_foundation_cards": float(np.mean([r.foundation_cards for r in records])) if records else 0.0,
+        "moves_per_win": float(np.mean(win_moves)) if win_moves else None,
+        "seconds_per_game": float(np.mean([r.seconds for r in records])) if records else 0.0,
+        "max_seconds_per_game": float(max((r.seconds for r in records), default=0.0)),
+        "endings": endings,
+        "winnable": None,
+    }
+    path = verdict_file(rules)
+    if path is not None:
+        verdicts = load_verdicts(path)
+        judged = [r for r in records if r.deal in verdicts and verdicts[r.deal] != "unknown"]
+        winnable = [r for r in judged if verdicts[r.deal] == "solved"]
+        won_winnable = sum(r.won for r in winnable)
+        summary["winnable"] = {
+            "verdict_file": str(path.relative_to(SEED_DIR.parents[1])),
+            "deals_with_verdict": len(judged),
+            "deals_unknown": games - len(judged),
+            "winnable_deals": len(winnable),
+            "wins_on_winnable": won_winnable,
+            "win_rate_on_winnable": won_winnable / len(winnable) if winnable else None,
+            "win_rate_on_winnable_ci95": list(wilson_interval(won_winnable, len(winnable))) if winnable else None,
+        }
+    return summary
+
+
+# --- files ---------------------------------------------------------------------------
+def result_stem(agent_label: str, seeds_name: str, rules: Rules) -> str:
+    text = f"{agent_label}_{Path(seeds_name).stem}_draw{rules.draw_count}"
+    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
+
+
+def write_results(records: list[GameRecord], summary: dict, out_dir: Path, stem: str) -> Path:
+    """Write ``<stem>.csv`` (one row per deal) and ``<stem>.json`` (the summary); return the JSON path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path = out_dir / f"{stem}.csv"
+    with open(csv_path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["deal", "won", "moves", "foundation_cards", "seconds", "ending"])
+        for r in records:
+            writer.writerow([r.deal, int(r.won), r.moves, r.foundation_cards, f"{r.seconds:.4f}", r.ending])
+    summary = dict(summary, csv=str(csv_path))
+    json_path = out_dir / f"{stem}.json"
+    json_path.write_text(json.dumps(summary, indent=2) + "\n")
+    return json_path
+
+
+def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: int = 0, workers: int = 1,
+             max_moves: int = DEFAULT_MAX_MOVES, out_dir: str | os.PathLike = "results", progress: bool = True,
+             command: str | None = None) -> tuple[Path, dict]:
+    """Play ``agent_spec`` on the seed set and write the CSV and JSON; returns ``(json_path, summary)``."""
+    rules = Rules() if rules is None else rules
+    seeds_name, deals = load_seed_set(seeds)
+    if workers < 1:
+        raise ValueError(f"bad workers {workers!r}: use 1 or more processes")
+    agent = make_agent(agent_spec)
+    start = time.perf_counter()
+    records = play_deals(agent_spec, deals, rules, seed=seed, workers=workers, max_moves=max_moves, progress=progress)
+    summary = {
+        "agent": agent.label,
+        "agent_spec": agent_spec,
+        "sees_hidden_cards": agent.sees_hidden_cards,
+        "seeds": seeds_name,
+        "deals": f"{deals[0]}-{deals[-1]}" if deals == list(range(deals[0], deals[-1] + 1)) else f"{len(deals)} deals",
+        "rules": asdict(rules),
+        "seed": seed,
+        "max_moves": max_moves,
+        "workers": workers,
+        **summarize(records, rules),
+        "wall_seconds": time.perf_counter() - start,
+        "command": command,
+    }
+    path = write_results(records, summary, Path(out_dir), result_stem(agent.label, seeds_name, rules))
+    return path, summary
+
+
+__all__ = [
+    "AgentError", "GameRecord", "SeedSetError", "deal_seed", "evaluate", "load_seed_set",
+    "play_deals", "play_game", "summarize", "wilson_interval", "write_results",
+]
