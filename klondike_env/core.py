@@ -176,13 +176,46 @@ def fits_foundation(state, card):
     return state[FOUNDATION + card // NUM_RANKS] == card % NUM_RANKS
 
 
+# Card sets as 52-bit masks (bit ``c`` for card ``c``) make "does any card of this
+# run fit that column?" a single AND, which keeps legal-move generation cheap.
+ALL_CARDS = (1 << NUM_CARDS) - 1
+KINGS = (1 << 12) | (1 << 25) | (1 << 38) | (1 << 51)
+_BLACK_PAIR = (1 << 0) | (1 << 39)  # the aces of clubs and spades, shifted up by rank
+_RED_PAIR = (1 << 13) | (1 << 26)  # the aces of diamonds and hearts
+
+
+@njit(cache=True, inline="always")
+def column_accepts(state, rules, col):
+    """The set of cards (a 52-bit mask) that may be placed on column ``col``.
+
+    A non-empty column takes the two cards one rank below its last card in the
+    other colour; an empty one takes kings, or any card under ``empty_column="any"``.
+    """
+    length = state[COLUMN_LENGTH + col]
+    if length == 0:
+        return np.int64(ALL_CARDS) if rules[RULE_EMPTY_ANY] == 1 else np.int64(KINGS)
+    top = state[TABLEAU + COLUMN_SLOTS * col + length - 1]
+    below = top % NUM_RANKS - 1  # rank index of the card that fits
+    if below < 0:
+        return np.int64(0)
+    pair = _BLACK_PAIR if card_is_red(top) else _RED_PAIR
+    return np.int64(pair) << below
+
+
 @njit(cache=True, inline="always")
 def fits_column(state, rules, card, col):
     """Can ``card`` (alone or heading a run) be placed on column ``col``?"""
-    top = column_top(state, col)
-    if top < 0:
-        return rules[RULE_EMPTY_ANY] == 1 or card % NUM_RANKS == KING - 1
-    return card_rank(top) == card_rank(card) + 1 and card_is_red(top) != card_is_red(card)
+    return (column_accepts(state, rules, col) >> card) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def column_run(state, col):
+    """The face-up cards of column ``col`` as a 52-bit mask (0 when empty)."""
+    base = TABLEAU + COLUMN_SLOTS * col
+    cards = np.int64(0)
+    for depth in range(state[COLUMN_DOWN + col], state[COLUMN_LENGTH + col]):
+        cards |= np.int64(1) << state[base + depth]
+    return cards
 
 
 @njit(cache=True, inline="always")
@@ -202,31 +235,16 @@ def run_start(state, rules, source, dest):
     """Depth in ``source`` of the head of the face-up run that fits ``dest``, or -1.
 
     Face-up cards of a column always form one run, so at most one of its tails
-    can fit a given destination (SPEC.md, "Actions").
+    can fit a given destination (SPEC.md, "Actions"); on an empty destination
+    under the king rule that is the run headed by the king, and under
+    ``empty_column="any"`` the whole face-up run.
     """
-    length = state[COLUMN_LENGTH + source]
-    if length == 0:
-        return -1
-    down = state[COLUMN_DOWN + source]
+    accepts = column_accepts(state, rules, dest)
     base = TABLEAU + COLUMN_SLOTS * source
-    head = state[base + down]
-    dest_top = column_top(state, dest)
-    if dest_top < 0:
-        if rules[RULE_EMPTY_ANY] == 1:
-            return down
-        # a king can only be the head of the face-up run
-        if card_rank(head) == KING:
-            return down
-        return -1
-    want = card_rank(dest_top) - 1
-    head_rank = card_rank(head)
-    last_rank = card_rank(state[base + length - 1])
-    if want > head_rank or want < last_rank:
-        return -1
-    depth = down + head_rank - want
-    if card_is_red(state[base + depth]) == card_is_red(dest_top):
-        return -1
-    return depth
+    for depth in range(state[COLUMN_DOWN + source], state[COLUMN_LENGTH + source]):
+        if (accepts >> state[base + depth]) & 1:
+            return depth
+    return -1
 
 
 @njit(cache=True, inline="always")
@@ -248,25 +266,34 @@ def legal_mask(state, rules, mask):
     elif waste_length > 0 and recycle_allowed(state, rules):
         mask[RECYCLE] = 1
         count += 1
-    top = waste_top(state)
-    if top >= 0:
-        if fits_foundation(state, top):
+    # the next card of each foundation, and what each column accepts, as card sets
+    foundation_next = np.int64(0)
+    for suit in range(NUM_SUITS):
+        height = state[FOUNDATION + suit]
+        if height < NUM_RANKS:
+            foundation_next |= np.int64(1) << (NUM_RANKS * suit + height)
+    accepts = np.empty(NUM_COLUMNS, np.int64)
+    for col in range(NUM_COLUMNS):
+        accepts[col] = column_accepts(state, rules, col)
+    if waste_length > 0:
+        top = state[TALON + waste_length - 1]
+        if (foundation_next >> top) & 1:
             mask[WASTE_TO_FOUNDATION] = 1
             count += 1
         for col in range(NUM_COLUMNS):
-            if fits_column(state, rules, top, col):
+            if (accepts[col] >> top) & 1:
                 mask[WASTE_TO_COLUMN + col] = 1
                 count += 1
-    for col in range(NUM_COLUMNS):
-        card = column_top(state, col)
-        if card >= 0 and fits_foundation(state, card):
-            mask[COLUMN_TO_FOUNDATION + col] = 1
-            count += 1
     for source in range(NUM_COLUMNS):
-        if state[COLUMN_LENGTH + source] == 0:
+        length = state[COLUMN_LENGTH + source]
+        if length == 0:
             continue
+        if (foundation_next >> state[TABLEAU + COLUMN_SLOTS * source + length - 1]) & 1:
+            mask[COLUMN_TO_FOUNDATION + source] = 1
+            count += 1
+        run = column_run(state, source)
         for dest in range(NUM_COLUMNS):
-            if dest != source and run_start(state, rules, source, dest) >= 0:
+            if dest != source and run & accepts[dest] != 0:
                 mask[column_action(source, dest)] = 1
                 count += 1
     if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
@@ -276,9 +303,20 @@ def legal_mask(state, rules, mask):
                 continue
             card = NUM_RANKS * suit + height - 1
             for col in range(NUM_COLUMNS):
-                if fits_column(state, rules, card, col):
+                if (accepts[col] >> card) & 1:
                     mask[FOUNDATION_TO_COLUMN + NUM_COLUMNS * suit + col] = 1
                     count += 1
+    return count
+
+
+@njit(cache=True)
+def legal_actions(state, rules, mask, actions):
+    """Fill ``mask`` as :func:`legal_mask` does and ``actions[:count]`` with the legal ids, ascending."""
+    count = legal_mask(state, rules, mask)
+    written = 0
+    for action in range(NUM_ACTIONS):
+        actions[written] = action
+        written += mask[action]  # branch-free compaction
     return count
 
 
@@ -289,6 +327,17 @@ def is_legal(state, rules, action):
     mask = np.empty(NUM_ACTIONS, np.uint8)
     legal_mask(state, rules, mask)
     return mask[action] == 1
+
+
+@njit(cache=True, inline="always")
+def nth_legal(mask, index):
+    """The ``index``-th legal action (0-based, ascending ids) of a filled mask."""
+    for action in range(NUM_ACTIONS):
+        if mask[action]:
+            if index == 0:
+                return action
+            index -= 1
+    return -1
 
 
 # --- applying moves ----------------------------------------------------------
@@ -456,17 +505,9 @@ def random_playout_moves(deal_start, rules, num_moves, seed):
     won = 0
     for _ in range(num_moves):
         count = legal_mask(state, rules, mask)
-        pick = np.random.randint(count) if count > 0 else -1
-        action = -1
-        for candidate in range(NUM_ACTIONS):
-            if mask[candidate]:
-                if pick == 0:
-                    action = candidate
-                    break
-                pick -= 1
-        if action >= 0:
-            apply_action(state, rules, action)
-        if action < 0 or is_won(state) or state[MOVES] >= 1000:
+        if count > 0:
+            apply_action(state, rules, nth_legal(mask, np.random.randint(count)))
+        if count == 0 or is_won(state) or state[MOVES] >= 1000:
             finished += 1
             if is_won(state):
                 won += 1

@@ -13,6 +13,10 @@ class IllegalActionError(ValueError):
     """An action that is out of range or not legal in the current position."""
 
 
+class NothingToUndoError(IndexError):
+    """:meth:`Game.undo` at the opening position (or a sampled world's start)."""
+
+
 def action_name(action: int, game: "Game | None" = None) -> str:
     """A readable move for an action id (SPEC.md "Actions").
 
@@ -49,6 +53,9 @@ def action_name(action: int, game: "Game | None" = None) -> str:
 
 
 def check_action_range(action) -> int:
+    """``action`` as a Python int, or :class:`IllegalActionError` when it is not an id in 0..86."""
+    if type(action) is int and 0 <= action < core.NUM_ACTIONS:  # the common case, kept cheap
+        return action
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise IllegalActionError(f"illegal action {action!r}: an action is an integer id in 0..86")
     if not 0 <= action < core.NUM_ACTIONS:
@@ -62,7 +69,7 @@ class Game:
     Build with :meth:`new` (a deal number) or :meth:`from_deck` (an explicit deck).
     """
 
-    __slots__ = ("rules", "deal", "_rules_array", "_state", "_deck", "_history", "_mask", "_mask_valid")
+    __slots__ = ("rules", "deal", "_rules_array", "_state", "_deck", "_history", "_mask", "_actions", "_legal_count")
 
     def __init__(self, deck, rules: Rules | None = None, deal: int | None = None):
         rules = Rules() if rules is None else rules
@@ -75,8 +82,10 @@ class Game:
         self._state = np.empty(core.STATE_SIZE, np.int32)
         core.init_state(self._deck, self._state)
         self._history: list[np.ndarray] = []
+        # legal moves of the current position, computed on first use after each change
         self._mask = np.empty(core.NUM_ACTIONS, np.uint8)
-        self._mask_valid = False
+        self._actions = np.empty(core.NUM_ACTIONS, np.int32)
+        self._legal_count = -1  # -1: not computed for this position yet
 
     # --- construction -------------------------------------------------------
     @classmethod
@@ -98,39 +107,58 @@ class Game:
         other._state = self._state.copy()
         other._history = list(self._history)  # saved states are never mutated
         other._mask = self._mask.copy()
-        other._mask_valid = self._mask_valid
+        other._actions = self._actions.copy()
+        other._legal_count = self._legal_count
         return other
 
     # --- moves --------------------------------------------------------------
     def action_mask(self) -> np.ndarray:
         """87 booleans, True where the action is legal."""
-        return self._legal_mask().astype(bool)
+        self._update_legal()
+        return self._mask.astype(bool)
 
     def legal_actions(self) -> list[int]:
         """The legal action ids, sorted."""
-        return [int(a) for a in np.flatnonzero(self._legal_mask())]
+        return self._actions[: self._update_legal()].tolist()
 
-    def _legal_mask(self) -> np.ndarray:
-        if not self._mask_valid:
-            core.legal_mask(self._state, self._rules_array, self._mask)
-            self._mask_valid = True
-        return self._mask
+    @property
+    def _mask_valid(self) -> bool:
+        """Whether the cached legal moves belong to the current position.
+
+        Code that changes ``_state`` in place (the env's fused step kernel) sets
+        this to False so the next query recomputes them.
+        """
+        return self._legal_count >= 0
+
+    @_mask_valid.setter
+    def _mask_valid(self, valid: bool) -> None:
+        if not valid:
+            self._legal_count = -1
+        else:
+            self._update_legal()
+
+    def _update_legal(self) -> int:
+        if self._legal_count < 0:
+            self._legal_count = core.legal_actions(self._state, self._rules_array, self._mask, self._actions)
+        return self._legal_count
 
     def step(self, action: int) -> None:
         """Play one action; an illegal one raises :class:`IllegalActionError` and changes nothing."""
         action = check_action_range(action)
-        if not self._legal_mask()[action]:
+        if self._legal_count < 0:
+            self._update_legal()
+        if not self._mask[action]:
             raise IllegalActionError(f"illegal action {action} ({action_name(action)}): {self._why_illegal(action)}")
         self._history.append(self._state.copy())
         core.apply_action(self._state, self._rules_array, action)
-        self._mask_valid = False
+        self._legal_count = -1
 
     def undo(self) -> None:
         """Take back the last whole action (its draws and flips included)."""
         if not self._history:
-            raise IndexError("nothing to undo: the game is at its opening position (or was sampled there)")
+            raise NothingToUndoError("nothing to undo: the game is at its opening position (or was sampled there)")
         self._state = self._history.pop()
-        self._mask_valid = False
+        self._legal_count = -1
 
     def _why_illegal(self, action: int) -> str:
         state, rules = self._state, self.rules
