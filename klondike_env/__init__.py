@@ -17,3 +17,14 @@ __all__ = [
     "parse_card",
     "parse_deck",
 ]
+
+# --- Gymnasium registration (issue 3) ----------------------------------------
+import gymnasium as _gymnasium
+
+ENV_ID = "klondike_env/Klondike-v0"
+if ENV_ID not in _gymnasium.registry:
+    _gymnasium.register(
+        id=ENV_ID,
+        entry_point="klondike_env.env:KlondikeEnv",
+        vector_entry_point="klondike_env.vector:make_vector_env",
+    )

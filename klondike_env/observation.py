@@ -1,0 +1,213 @@
+"""Observation encodings: what an agent sees of a position, as a flat ``float32`` vector.
+
+Three modes share one layout; each richer mode appends planes to the one before, so
+``visible`` is a prefix of ``information``, which is a prefix of ``full``:
+
+* ``"visible"`` -- only what is on the table now: face-up tableau cards, foundations,
+  the waste's top card and the counts (for agents with memory of their own).
+* ``"information"`` (default) -- everything a player who remembers what was shown
+  knows (SPEC.md "Information"): adds the whole waste in order, the stock cards already
+  seen and the talon order, and the set of still-hidden cards.
+* ``"full"`` -- Thoughtful Klondike: **shows the hidden cards** (face-down cards and
+  the undrawn stock, with their order). For curricula and oracles only; it is the one
+  mode that leaks hidden information, by design.
+
+Layout (all values in ``[0, 1]``; ``S = NUM_SCALARS = 17``, planes hold 52 entries
+indexed by card id ``13 * suit + rank - 1``; plane ``p`` is ``obs[S + 52 p : S + 52 (p + 1)]``):
+
+=====================  ========================================================  ===========
+slice                  meaning                                                   modes
+=====================  ========================================================  ===========
+``0:7``                face-down cards in column c, / 6                          all
+``7:11``               cards on the foundation of suit s, / 13                   all
+``11``                 stock size, / 24                                          all
+``12``                 waste size, / 24                                          all
+``13``                 stock cards never seen, / 24                              all
+``14``                 1 during the first pass (before any recycle)              all
+``15``                 1 when a recycle is still allowed by ``max_passes``       all
+``16``                 recycles made so far, capped at 10, / 10                  all
+planes 0-6             card is face up in column c (a column's face-up cards     all
+                       form one run, so the set fixes their order)
+plane 7                card is on its foundation                                 all
+plane 8                card is the waste's top (the playable waste card)         all
+plane 9                card is in the waste                                      information, full
+plane 10               card is in the stock and known (in ``full``: in stock)    information, full
+plane 11               card is hidden: face down or an undrawn first-pass stock  information, full
+                       card (the set; its place is not shown)
+plane 12               known talon card at talon index i (waste bottom first,    information, full
+                       then the stock in draw order): (i + 1) / 24
+plane 13               known talon card that draws and recycles alone can make   information, full
+                       the waste's top (this pass, or the next when allowed)
+planes 14-20           card is face down in column c                             full
+plane 21               tableau card at depth d of its column: (d + 1) / 19       full
+=====================  ========================================================  ===========
+
+Sizes: ``visible`` 485, ``information`` 745, ``full`` 1161 (:func:`observation_size`).
+Everything is computed by numba kernels from the state alone: the talon is never
+reordered (core.py), so which talon cards are known follows from the pass number and
+the waste length, through :func:`klondike_env.core.hidden_mask`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from numba import njit
+
+from klondike_env import core
+
+OBSERVATION_MODES = ("information", "visible", "full")
+MODE_VISIBLE = 0
+MODE_INFORMATION = 1
+MODE_FULL = 2
+_MODE_IDS = {"visible": MODE_VISIBLE, "information": MODE_INFORMATION, "full": MODE_FULL}
+
+# scalar slots
+S_FACE_DOWN = 0
+S_FOUNDATION = 7
+S_STOCK = 11
+S_WASTE = 12
+S_UNSEEN_STOCK = 13
+S_FIRST_PASS = 14
+S_RECYCLE_ALLOWED = 15
+S_RECYCLES = 16
+NUM_SCALARS = 17
+RECYCLES_CAP = 10
+
+# planes (index p: obs[NUM_SCALARS + 52 * p + card])
+P_COLUMN_UP = 0
+P_FOUNDATION = 7
+P_WASTE_TOP = 8
+P_WASTE = 9
+P_STOCK = 10
+P_HIDDEN = 11
+P_TALON_ORDER = 12
+P_REACHABLE_TOP = 13
+P_COLUMN_DOWN = 14
+P_DEPTH = 21
+PLANES_BY_MODE = (9, 14, 22)  # indexed by mode id
+
+
+class ObservationModeError(ValueError):
+    """An unknown observation mode."""
+
+
+def mode_id(mode: str) -> int:
+    """The kernels' integer for a mode name."""
+    if mode not in _MODE_IDS:
+        raise ObservationModeError(
+            f"unknown observation mode {mode!r}: allowed modes are {', '.join(map(repr, OBSERVATION_MODES))}"
+        )
+    return _MODE_IDS[mode]
+
+
+def observation_size(mode: str = "information") -> int:
+    """Length of the observation vector in ``mode``."""
+    return NUM_SCALARS + core.NUM_CARDS * PLANES_BY_MODE[mode_id(mode)]
+
+
+def observation_space(mode: str = "information") -> spaces.Box:
+    """The Gymnasium space of one observation: ``Box(0, 1, (size,), float32)``."""
+    return spaces.Box(0.0, 1.0, (observation_size(mode),), np.float32)
+
+
+@njit(cache=True, inline="always")
+def _set_plane(obs, plane, card, value):
+    obs[NUM_SCALARS + core.NUM_CARDS * plane + card] = value
+
+
+@njit(cache=True)
+def encode(state, rules, mode, obs):
+    """Write the observation of ``state`` in mode ``mode`` (an int) into ``obs``."""
+    obs[: NUM_SCALARS + core.NUM_CARDS * PLANES_BY_MODE[mode]] = 0.0
+    hidden = np.empty(core.NUM_CARDS, np.uint8)
+    core.hidden_mask(state, hidden)
+    talon_length = state[core.TALON_LENGTH]
+    waste_length = state[core.WASTE_LENGTH]
+    recycles = state[core.RECYCLES]
+
+    # scalars: counts everyone can see
+    unseen_stock = 0
+    for i in range(waste_length, talon_length):
+        unseen_stock += hidden[state[core.TALON + i]]
+    for col in range(core.NUM_COLUMNS):
+        obs[S_FACE_DOWN + col] = state[core.COLUMN_DOWN + col] / 6.0
+    for suit in range(core.NUM_SUITS):
+        obs[S_FOUNDATION + suit] = state[core.FOUNDATION + suit] / 13.0
+    obs[S_STOCK] = (talon_length - waste_length) / 24.0
+    obs[S_WASTE] = waste_length / 24.0
+    obs[S_UNSEEN_STOCK] = unseen_stock / 24.0
+    obs[S_FIRST_PASS] = 1.0 if recycles == 0 else 0.0
+    allowed = core.recycle_allowed(state, rules)
+    obs[S_RECYCLE_ALLOWED] = 1.0 if allowed else 0.0
+    obs[S_RECYCLES] = min(recycles, RECYCLES_CAP) / RECYCLES_CAP
+
+    # planes every mode has
+    for col in range(core.NUM_COLUMNS):
+        base = core.TABLEAU + core.COLUMN_SLOTS * col
+        for depth in range(state[core.COLUMN_DOWN + col], state[core.COLUMN_LENGTH + col]):
+            _set_plane(obs, P_COLUMN_UP + col, state[base + depth], 1.0)
+    for suit in range(core.NUM_SUITS):
+        for rank_index in range(state[core.FOUNDATION + suit]):
+            _set_plane(obs, P_FOUNDATION, core.NUM_RANKS * suit + rank_index, 1.0)
+    top = core.waste_top(state)
+    if top >= 0:
+        _set_plane(obs, P_WASTE_TOP, top, 1.0)
+    if mode == MODE_VISIBLE:
+        return
+
+    # what a player who remembers knows
+    full = mode == MODE_FULL
+    for card in range(core.NUM_CARDS):
+        if hidden[card]:
+            _set_plane(obs, P_HIDDEN, card, 1.0)
+    for i in range(talon_length):
+        card = state[core.TALON + i]
+        if hidden[card] and not full:
+            continue
+        if i < waste_length:
+            _set_plane(obs, P_WASTE, card, 1.0)
+        else:
+            _set_plane(obs, P_STOCK, card, 1.0)
+        _set_plane(obs, P_TALON_ORDER, card, (i + 1) / 24.0)
+    # waste tops reachable by draws (and one recycle) alone, as in core.is_dead
+    draw_count = rules[core.RULE_DRAW_COUNT]
+    boundary = waste_length
+    while boundary < talon_length:
+        boundary = min(boundary + draw_count, talon_length)
+        card = state[core.TALON + boundary - 1]
+        if full or not hidden[card]:
+            _set_plane(obs, P_REACHABLE_TOP, card, 1.0)
+    if allowed and talon_length > 0:
+        boundary = 0
+        while boundary < talon_length:
+            boundary = min(boundary + draw_count, talon_length)
+            card = state[core.TALON + boundary - 1]
+            if full or not hidden[card]:
+                _set_plane(obs, P_REACHABLE_TOP, card, 1.0)
+    if not full:
+        return
+
+    # Thoughtful Klondike: the face-down cards and every card's depth
+    for col in range(core.NUM_COLUMNS):
+        base = core.TABLEAU + core.COLUMN_SLOTS * col
+        down = state[core.COLUMN_DOWN + col]
+        for depth in range(state[core.COLUMN_LENGTH + col]):
+            card = state[base + depth]
+            if depth < down:
+                _set_plane(obs, P_COLUMN_DOWN + col, card, 1.0)
+            _set_plane(obs, P_DEPTH, card, (depth + 1) / 19.0)
+
+
+@njit(cache=True)
+def encode_batch(states, rules, mode, observations):
+    """:func:`encode` for every row of ``states`` into the rows of ``observations``."""
+    for row in range(states.shape[0]):
+        encode(states[row], rules, mode, observations[row])
+
+
+def observe(game, mode: str = "information") -> np.ndarray:
+    """The observation of a :class:`~klondike_env.game.Game`, as the env returns it."""
+    obs = np.empty(observation_size(mode), np.float32)
+    encode(game._state, game._rules_array, mode_id(mode), obs)
+    return obs

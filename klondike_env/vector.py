@@ -1,0 +1,245 @@
+"""Batched Klondike: N games stepped by one compiled call, and the Gymnasium ``VectorEnv`` over it.
+
+:class:`KlondikeBatch` owns the arrays (states ``[N, STATE_SIZE]``, masks ``[N, 87]``,
+observations ``[N, size]``) and steps all games with :func:`step_batch`, which runs
+:func:`klondike_env.env.step_game` -- the single env's step -- on every row and deals
+a new game in place for every finished one (same-step autoreset). New deal numbers
+come from a SplitMix64 stream per game (seeded from ``reset(seed=...)``) or, with
+``deals=[...]``, from that list in order, cycling. The SB3 ``VecEnv`` in
+:mod:`klondike_env.sb3_vec` wraps the same batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from numba import njit
+
+from klondike_env import core
+from klondike_env.cards import check_deal
+from klondike_env.env import (
+    COUNTERS, OUT_ILLEGAL, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, EnvConfig, start_game, step_game,
+)
+from klondike_env.game import Game
+
+# final_stats columns: the finished game's foundation count, moves and pass number
+STAT_FOUNDATION, STAT_MOVES, STAT_PASSES, NUM_STATS = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _next_deal(row, deal_list, deal_cursor, streams):
+    if deal_list.shape[0] > 0:
+        deal = deal_list[deal_cursor[0] % deal_list.shape[0]]
+        deal_cursor[0] += 1
+        return deal
+    streams[row], deal = core.splitmix_next(streams[row])
+    return deal
+
+
+@njit(cache=True)
+def reset_batch(states, rules, int_params, counters, masks, observations, deals):
+    """Deal ``deals[i]`` into row ``i`` of every array."""
+    for row in range(states.shape[0]):
+        core.init_state_from_deal(deals[row], states[row])
+        start_game(states[row], rules, int_params, counters[row], masks[row], observations[row])
+
+
+@njit(cache=True)
+def step_batch(states, rules, actions, int_params, float_params, counters, masks, observations,
+               deal_list, deal_cursor, streams, deals, rewards, flags, final_observations, final_stats):
+    """Step every game once; a finished game's last observation and stats are saved, then it is re-dealt."""
+    for row in range(states.shape[0]):
+        state = states[row]
+        reward, outcome = step_game(state, rules, actions[row], int_params, float_params, counters[row],
+                                    masks[row], observations[row])
+        rewards[row] = reward
+        flags[row] = outcome
+        if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
+            final_observations[row, :] = observations[row]
+            final_stats[row, STAT_FOUNDATION] = core.foundation_total(state)
+            final_stats[row, STAT_MOVES] = state[core.MOVES]
+            final_stats[row, STAT_PASSES] = state[core.RECYCLES] + 1
+            deal = _next_deal(row, deal_list, deal_cursor, streams)
+            deals[row] = deal
+            core.init_state_from_deal(deal, state)
+            start_game(state, rules, int_params, counters[row], masks[row], observations[row])
+
+
+class KlondikeBatch:
+    """N games in flat arrays, stepped together; the engine of both vector envs.
+
+    Takes the keyword arguments of :class:`~klondike_env.env.KlondikeEnv`.
+    """
+
+    def __init__(self, num_envs: int, **kwargs):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"bad number of envs {num_envs!r}: expected a positive integer")
+        self.config = EnvConfig(**kwargs)
+        self.num_envs = n = int(num_envs)
+        size = self.config.observation_space.shape[0]
+        self.states = np.zeros((n, core.STATE_SIZE), np.int32)
+        self.masks = np.zeros((n, core.NUM_ACTIONS), np.int8)
+        self.observations = np.zeros((n, size), np.float32)
+        self.final_observations = np.zeros((n, size), np.float32)
+        self.final_stats = np.zeros((n, NUM_STATS), np.int64)
+        self.counters = np.zeros((n, COUNTERS), np.int64)
+        self.deals = np.zeros(n, np.uint64)
+        self.streams = np.zeros(n, np.uint64)
+        self.deal_cursor = np.zeros(1, np.int64)
+        self.rewards = np.zeros(n, np.float64)
+        self.flags = np.zeros(n, np.int64)
+        self.rng = np.random.default_rng()
+        self.started = False
+
+    def reset(self, seed: int | None = None, deals=None) -> None:
+        """Deal a game into every slot: ``deals`` (N deal numbers) or the next from the list/streams."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            self.deal_cursor[0] = 0
+        n, deal_list = self.num_envs, self.config.deals
+        self.streams[:] = self.rng.integers(0, 2**64, size=n, dtype=np.uint64)
+        if deals is not None:
+            deals = [check_deal(deal) for deal in deals]
+            if len(deals) != n:
+                raise ValueError(f"bad reset deals: got {len(deals)} deal numbers for {n} envs")
+            self.deals[:] = np.array(deals, np.uint64)
+        elif len(deal_list):
+            positions = (self.deal_cursor[0] + np.arange(n)) % len(deal_list)
+            self.deals[:] = deal_list[positions]
+            self.deal_cursor[0] += n
+        else:
+            self.deals[:] = self.rng.integers(0, 2**64, size=n, dtype=np.uint64)
+        reset_batch(self.states, self.config.rules_array, self.config.int_params, self.counters, self.masks,
+                    self.observations, self.deals)
+        self.started = True
+
+    def step(self, actions) -> None:
+        if not self.started:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"bad actions of shape {actions.shape} and dtype {actions.dtype}: expected {self.num_envs} integer ids"
+            )
+        step_batch(self.states, self.config.rules_array, actions.astype(np.int64, copy=False),
+                   self.config.int_params, self.config.float_params, self.counters, self.masks,
+                   self.observations, self.config.deals, self.deal_cursor, self.streams, self.deals,
+                   self.rewards, self.flags, self.final_observations, self.final_stats)
+
+    def game(self, index: int) -> Game:
+        """A :class:`Game` copy of slot ``index`` (its deck is unknown for autoreset deals: the deal is kept)."""
+        game = Game.new(int(self.deals[index]), self.config.rules)
+        game._state[:] = self.states[index]
+        return game
+
+    def foundation_counts(self) -> np.ndarray:
+        return self.states[:, core.FOUNDATION:core.FOUNDATION + 4].sum(axis=1)
+
+    @property
+    def memory_bytes_per_game(self) -> int:
+        """Bytes of per-game arrays (state, mask, observations, counters, stats, deal, stream)."""
+        arrays = (self.states, self.masks, self.observations, self.final_observations, self.final_stats,
+                  self.counters, self.deals, self.streams, self.rewards, self.flags)
+        return sum(array.nbytes for array in arrays) // self.num_envs
+
+
+class KlondikeVectorEnv(VectorEnv):
+    """N Klondike games stepped by one compiled call (Gymnasium 1.x ``VectorEnv``).
+
+    ``gymnasium.make_vec("klondike_env/Klondike-v0", num_envs=N,
+    vectorization_mode="vector_entry_point", **env_kwargs)``. Same-step autoreset
+    (``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``): a finished game is
+    re-dealt inside the step; its last observation is ``infos["final_obs"][i]`` and its
+    info ``infos["final_info"]`` (``won``, ``foundation``, ``moves``, ``passes``,
+    ``deal``), flagged by ``infos["_final_obs"]``. ``infos["action_mask"]`` holds all
+    masks (``[N, 87]`` int8), also returned by :meth:`action_masks`; ``infos["won"][i]``
+    is true when env ``i``'s episode ended in a win this step; ``deal``, ``foundation``,
+    ``moves`` and ``passes`` describe the game now on the table.
+    ``reset(options={"deals": [...]})`` deals the given N deal numbers.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, num_envs: int = 1, **kwargs):
+        self.batch = KlondikeBatch(num_envs, **kwargs)
+        self.num_envs = self.batch.num_envs
+        self.render_mode = self.batch.config.render_mode
+        if self.render_mode is not None and self.render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"bad render_mode {self.render_mode!r}: allowed are None, 'ansi', 'rgb_array'")
+        self.single_observation_space = self.batch.config.observation_space
+        self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"deals"})
+        if unknown:
+            raise ValueError(f"bad reset options {unknown}: the only option is 'deals' (one deal number per env)")
+        if seed is not None:
+            self._np_random, self._np_random_seed = np.random.default_rng(seed), seed
+        self.batch.reset(seed=seed, deals=options.get("deals"))
+        return self.batch.observations.copy(), self._infos()
+
+    def step(self, actions):
+        batch = self.batch
+        batch.step(actions)
+        flags = batch.flags
+        finished = (flags & (OUT_TERMINATED | OUT_TRUNCATED)) != 0
+        infos = self._infos()
+        infos["won"] = (flags & OUT_WON) != 0
+        infos["illegal_action"] = (flags & OUT_ILLEGAL) != 0
+        if finished.any():
+            infos["final_obs"] = np.full(self.num_envs, None, dtype=object)
+            for row in np.flatnonzero(finished):
+                infos["final_obs"][row] = batch.final_observations[row].copy()
+            infos["_final_obs"] = finished
+            infos["final_info"] = {
+                "won": infos["won"].copy(),
+                "foundation": batch.final_stats[:, 0].copy(),
+                "moves": batch.final_stats[:, 1].copy(),
+                "passes": batch.final_stats[:, 2].copy(),
+                "_won": finished, "_foundation": finished, "_moves": finished, "_passes": finished,
+            }
+            infos["_final_info"] = finished
+        return (
+            batch.observations.copy(),
+            batch.rewards.copy(),
+            (flags & OUT_TERMINATED) != 0,
+            (flags & OUT_TRUNCATED) != 0,
+            infos,
+        )
+
+    def _infos(self) -> dict[str, Any]:
+        batch = self.batch
+        return {
+            "action_mask": batch.masks.copy(),
+            "deal": batch.deals.copy(),
+            "foundation": batch.foundation_counts(),
+            "moves": batch.states[:, core.MOVES].copy(),
+            "passes": batch.states[:, core.RECYCLES] + 1,
+            "won": np.zeros(self.num_envs, bool),
+            "illegal_action": np.zeros(self.num_envs, bool),
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """All games' legal-action masks, ``[N, 87]`` bool."""
+        return self.batch.masks.astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        from klondike_env.render import render_image, render_text
+
+        draw = render_text if self.render_mode == "ansi" else render_image
+        return tuple(draw(self.batch.game(index)) for index in range(self.num_envs))
+
+
+def make_vector_env(num_envs: int = 1, **kwargs) -> KlondikeVectorEnv:
+    """The ``vector_entry_point`` of ``klondike_env/Klondike-v0``."""
+    return KlondikeVectorEnv(num_envs, **kwargs)
+
