@@ -80,7 +80,11 @@ def parse_deck(deck: str | Iterable) -> list[int]:
     """
     if isinstance(deck, str):
         text = deck.strip()
-        if len(text) == 156 and text.isdigit():
+        if text.isdigit():
+            if len(text) != 156:
+                raise ValueError(
+                    f"bad deck string: it has {len(text)} digits, a Klondike-Solver deck string has 156 (52 x RRS)"
+                )
             cards = _parse_solver_string(text)
         else:
             cards = [parse_card(token) for token in text.split()]

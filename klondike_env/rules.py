@@ -11,6 +11,10 @@ from klondike_env import core
 EMPTY_COLUMN_RULES = ("king", "any")
 
 
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 @dataclass(frozen=True)
 class Rules:
     """Variant options of Klondike. The defaults are standard draw-3, unlimited passes.
@@ -28,18 +32,14 @@ class Rules:
     foundation_to_tableau: bool = True
 
     def __post_init__(self):
-        if isinstance(self.draw_count, bool) or self.draw_count not in (1, 3):
+        if not _is_integer(self.draw_count) or self.draw_count not in (1, 3):
             raise ValueError(f"bad rules option draw_count={self.draw_count!r}: allowed values are 1 and 3")
-        if self.max_passes is not None and (
-            isinstance(self.max_passes, bool)
-            or not isinstance(self.max_passes, (int, np.integer))
-            or self.max_passes < 1
-        ):
+        if self.max_passes is not None and (not _is_integer(self.max_passes) or self.max_passes < 1):
             raise ValueError(
                 f"bad rules option max_passes={self.max_passes!r}: allowed values are None (unlimited) "
                 "or a positive integer"
             )
-        if self.empty_column not in EMPTY_COLUMN_RULES:
+        if not isinstance(self.empty_column, str) or self.empty_column not in EMPTY_COLUMN_RULES:
             raise ValueError(
                 f"bad rules option empty_column={self.empty_column!r}: allowed values are 'king' and 'any'"
             )
@@ -47,6 +47,11 @@ class Rules:
             raise ValueError(
                 f"bad rules option foundation_to_tableau={self.foundation_to_tableau!r}: allowed values are True and False"
             )
+        # store plain Python values so equal rules compare and hash equal whatever types came in
+        object.__setattr__(self, "draw_count", int(self.draw_count))
+        if self.max_passes is not None:
+            object.__setattr__(self, "max_passes", int(self.max_passes))
+        object.__setattr__(self, "foundation_to_tableau", bool(self.foundation_to_tableau))
 
     @classmethod
     def from_options(cls, options: dict | None = None, **kwargs) -> "Rules":
@@ -62,7 +67,8 @@ class Rules:
         """The compact array the compiled kernels take."""
         rules = np.zeros(core.RULES_SIZE, np.int32)
         rules[core.RULE_DRAW_COUNT] = self.draw_count
-        rules[core.RULE_MAX_PASSES] = 0 if self.max_passes is None else self.max_passes
+        # more passes than an int32 holds is as good as unlimited (0)
+        rules[core.RULE_MAX_PASSES] = 0 if self.max_passes is None or self.max_passes >= 2**31 else self.max_passes
         rules[core.RULE_EMPTY_ANY] = 1 if self.empty_column == "any" else 0
         rules[core.RULE_FOUNDATION_TO_TABLEAU] = 1 if self.foundation_to_tableau else 0
         return rules
