@@ -1,0 +1,347 @@
+"""Training configuration: the schema, YAML loading, ``--override`` and validation.
+
+A config is a nested mapping with five sections (the run folder's ``config.yaml``
+holds the resolved form, every value spelled out):
+
+* ``name``     -- run name; the run folder is ``runs/<name>-<UTC time>/``.
+* ``env``      -- keyword arguments of :class:`klondike_env.env.KlondikeEnv`
+  (rules, observation, reward, episode limits); checked against its signature.
+* ``algo``     -- keyword arguments of ``sb3_contrib.MaskablePPO``; checked against
+  its signature. ``learning_rate`` and ``clip_range`` also accept rl-zoo3's
+  ``"lin_<value>"`` (linear decay to 0).
+* ``policy``   -- the network (see :data:`POLICY_DEFAULTS`).
+* ``train``    -- steps, envs, seed, threads, evaluation and checkpoint intervals.
+
+Unknown or mistyped keys, and values of the wrong type, raise :class:`ConfigError`
+naming the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SECTIONS = ("name", "env", "algo", "policy", "train")
+
+POLICY_DEFAULTS: dict[str, Any] = {
+    # "mlp": SB3's flatten + MLP. "cards": per-card embeddings pooled by attention
+    # (agents.training.networks.CardAttentionExtractor).
+    "features_extractor": "mlp",
+    "net_arch": {"pi": [256, 256], "vf": [256, 256]},
+    "activation_fn": "relu",
+    "ortho_init": True,
+    # only used by features_extractor="cards"
+    "card_embedding_dim": 64,
+    "attention_heads": 4,
+    "attention_layers": 1,
+}
+
+TRAIN_DEFAULTS: dict[str, Any] = {
+    "total_timesteps": 1_000_000,
+    "n_envs": 64,
+    "seed": 0,
+    "torch_threads": 1,
+    "device": "cpu",
+    "log_interval": 1,  # PPO iterations between logger dumps
+    "checkpoint_freq": 100_000,  # env steps between checkpoints (at rollout boundaries)
+    "keep_checkpoints": 3,  # older periodic checkpoints are deleted (0 keeps all)
+    "eval_freq": 100_000,  # env steps between validation evaluations (0: never)
+    "eval_seeds": "val",  # seed set name (configs/seeds/), file, or range "a-b"
+    "eval_deals": 100,  # the first N deals of eval_seeds, the same ones every time
+    "final_eval_deals": 500,  # deals of eval_seeds for the final evaluation (0: skip)
+    "stats_window": 200,  # training episodes averaged in the klondike/* scalars
+}
+
+ALGO_DEFAULTS: dict[str, Any] = {
+    "learning_rate": 3.0e-4,
+    "n_steps": 128,
+    "batch_size": 1024,
+    "n_epochs": 4,
+    "gamma": 0.995,
+    "gae_lambda": 0.95,
+    "clip_range": 0.2,
+    "ent_coef": 0.01,
+    "vf_coef": 0.5,
+    "max_grad_norm": 0.5,
+}
+
+# MaskablePPO arguments the pipeline sets itself.
+_ALGO_RESERVED = {
+    "self", "policy", "env", "seed", "device", "tensorboard_log", "policy_kwargs",
+    "verbose", "_init_setup_model", "rollout_buffer_class", "rollout_buffer_kwargs",
+}
+_ACTIVATIONS = ("relu", "tanh", "elu", "gelu", "leaky_relu")
+_EXTRACTORS = ("mlp", "cards")
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader that also reads ``3e-4`` as a float (YAML 1.2 does)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def yaml_load(text: str) -> Any:
+    return yaml.load(text, Loader=_Loader)
+
+
+class ConfigError(ValueError):
+    """A training config (file, override or value) that cannot be used."""
+
+
+def default_config() -> dict[str, Any]:
+    """The built-in defaults: what an empty YAML file resolves to."""
+    return {
+        "name": "ppo",
+        "env": {},
+        "algo": copy.deepcopy(ALGO_DEFAULTS),
+        "policy": copy.deepcopy(POLICY_DEFAULTS),
+        "train": copy.deepcopy(TRAIN_DEFAULTS),
+    }
+
+
+# Env keywords that make no sense in a training config.
+_ENV_EXCLUDED = ("render_mode",)
+
+
+def env_keywords() -> tuple[str, ...]:
+    """KlondikeEnv's keywords (the env is the single source) minus rendering."""
+    from klondike_env.env import EnvConfig
+
+    return tuple(k for k in EnvConfig.KEYWORDS if k not in _ENV_EXCLUDED)
+
+
+def resolve_env(env: dict[str, Any]) -> dict[str, Any]:
+    """Every env keyword with the value the env will use (defaults spelled out).
+
+    The env validates its own arguments; its ValueError becomes a ConfigError.
+    """
+    from klondike_env.env import EnvConfig
+
+    _check_keys("env", env, env_keywords())
+    try:
+        resolved = EnvConfig(**env)
+    except ValueError as error:
+        raise ConfigError(f"env: {error}") from None
+    values: dict[str, Any] = {}
+    for key in env_keywords():
+        if key == "deals":
+            if env.get("deals") is not None:
+                values["deals"] = [int(d) for d in resolved.deals]
+            continue
+        value = getattr(resolved, key) if hasattr(resolved, key) else getattr(resolved.rules, key)
+        values[key] = value.item() if hasattr(value, "item") else value
+    return values
+
+
+def _algo_parameters() -> dict[str, Any]:
+    from sb3_contrib import MaskablePPO
+
+    parameters = inspect.signature(MaskablePPO.__init__).parameters
+    return {name: p.default for name, p in parameters.items() if name not in _ALGO_RESERVED}
+
+
+def _allowed(keys) -> str:
+    return ", ".join(sorted(keys))
+
+
+def _check_keys(section: str, values: dict, allowed) -> None:
+    unknown = [key for key in values if key not in allowed]
+    if unknown:
+        key = unknown[0]
+        close = difflib.get_close_matches(str(key), list(allowed), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        where = f"top-level key {key!r}" if section == "config" else f"key {section}.{key}"
+        scope = "at the top level" if section == "config" else f"in '{section}'"
+        raise ConfigError(f"unknown {where}{hint}; allowed {scope}: {_allowed(allowed)}")
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def _check_type(path: str, value: Any, default: Any) -> None:
+    """Reject a value whose type cannot stand where the default stands."""
+    if default is None or default is inspect.Parameter.empty or value is None:
+        return
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, type(default))
+    if not ok:
+        raise ConfigError(
+            f"{path} must be {_type_name(default)} (like {default!r}), got {value!r}"
+        )
+
+
+def _check_schedule(path: str, value: Any) -> None:
+    if isinstance(value, str):
+        if not value.startswith("lin_"):
+            raise ConfigError(f"{path} must be a number or 'lin_<number>', got {value!r}")
+        try:
+            float(value[4:])
+        except ValueError:
+            raise ConfigError(f"{path} must be a number or 'lin_<number>', got {value!r}") from None
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{path} must be a number or 'lin_<number>', got {value!r}")
+
+
+def validate(config: dict[str, Any]) -> dict[str, Any]:
+    """Check every key and value; return ``config`` with the env section resolved, or raise ConfigError."""
+    if not isinstance(config, dict):
+        raise ConfigError(f"a config must be a mapping with keys {', '.join(SECTIONS)}")
+    _check_keys("config", config, SECTIONS)
+    if not isinstance(config["name"], str) or not config["name"] or "/" in config["name"]:
+        raise ConfigError(f"name must be a non-empty string without '/', got {config['name']!r}")
+    for section in SECTIONS[1:]:
+        if not isinstance(config[section], dict):
+            raise ConfigError(f"'{section}' must be a mapping, got {config[section]!r}")
+
+    config["env"] = resolve_env(config["env"])
+
+    algo_parameters = _algo_parameters()
+    _check_keys("algo", config["algo"], algo_parameters)
+    for key, value in config["algo"].items():
+        if key in ("learning_rate", "clip_range", "clip_range_vf") and value is not None:
+            _check_schedule(f"algo.{key}", value)
+        else:
+            _check_type(f"algo.{key}", value, algo_parameters[key])
+
+    policy = config["policy"]
+    _check_keys("policy", policy, POLICY_DEFAULTS)
+    for key, value in policy.items():
+        if key != "net_arch":
+            _check_type(f"policy.{key}", value, POLICY_DEFAULTS[key])
+    if policy["activation_fn"] not in _ACTIVATIONS:
+        raise ConfigError(
+            f"policy.activation_fn must be one of {', '.join(_ACTIVATIONS)}, got {policy['activation_fn']!r}"
+        )
+    if policy["features_extractor"] not in _EXTRACTORS:
+        raise ConfigError(
+            f"policy.features_extractor must be one of {', '.join(_EXTRACTORS)}, "
+            f"got {policy['features_extractor']!r}"
+        )
+    _check_net_arch(policy["net_arch"])
+
+    train = config["train"]
+    _check_keys("train", train, TRAIN_DEFAULTS)
+    for key, value in train.items():
+        _check_type(f"train.{key}", value, TRAIN_DEFAULTS[key])
+    for key in ("total_timesteps", "n_envs", "torch_threads", "log_interval", "checkpoint_freq"):
+        if train[key] < 1:
+            raise ConfigError(f"train.{key} must be at least 1, got {train[key]}")
+    for key in ("eval_freq", "eval_deals", "final_eval_deals", "keep_checkpoints"):
+        if train[key] < 0:
+            raise ConfigError(f"train.{key} must be 0 or more, got {train[key]}")
+    if train["stats_window"] < 1:
+        raise ConfigError(f"train.stats_window must be at least 1, got {train['stats_window']}")
+    return config
+
+
+def _check_net_arch(net_arch: Any) -> None:
+    def is_layers(value):
+        return isinstance(value, list) and all(
+            isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in value
+        )
+
+    if is_layers(net_arch):
+        return
+    if isinstance(net_arch, dict) and set(net_arch) == {"pi", "vf"} and all(
+        is_layers(v) for v in net_arch.values()
+    ):
+        return
+    raise ConfigError(
+        "policy.net_arch must be a list of layer sizes or {pi: [...], vf: [...]}, "
+        f"got {net_arch!r}"
+    )
+
+
+def _merge(base: dict, update: dict, path: str = "") -> dict:
+    """Deep-merge ``update`` into a copy of ``base`` (mappings merge, other values replace)."""
+    merged = copy.deepcopy(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict) and key != "net_arch":
+            merged[key] = _merge(merged[key], value, f"{path}{key}.")
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """``"algo.learning_rate=1e-4"`` -> (["algo", "learning_rate"], 0.0001); values are YAML."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"override {text!r} must look like section.key=value")
+    try:
+        value = yaml_load(raw) if raw.strip() else None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"override {text!r}: value is not valid YAML ({error.problem})") from None
+    return key.strip().split("."), value
+
+
+def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Set each ``key.sub=value`` in a copy of ``config``; unknown keys are caught by validate."""
+    config = copy.deepcopy(config)
+    for text in overrides:
+        path, value = parse_override(text)
+        node = config
+        for depth, key in enumerate(path[:-1]):
+            child = node.get(key)
+            if child is None and depth > 0:
+                child = node[key] = {}  # e.g. policy.net_arch.pi when net_arch was a list
+            if not isinstance(child, dict):
+                raise ConfigError(f"override {text!r}: {'.'.join(path[:depth + 1])} is not a section")
+            node = child
+        node[path[-1]] = value
+    return config
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        data = yaml_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise ConfigError(f"config file {path} is not valid YAML: {error}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping, got {_type_name(data)}")
+    return data
+
+
+def load_config(path: str | Path | None, overrides: list[str] = ()) -> dict[str, Any]:
+    """Defaults, then the YAML file, then the overrides; validated."""
+    config = default_config()
+    if path is not None:
+        data = _read_yaml(Path(path))
+        _check_keys("config", data, SECTIONS)
+        config = _merge(config, data)
+    config = apply_overrides(config, list(overrides))
+    return validate(config)
+
+
+def load_run_config(run_dir: str | Path, overrides: list[str] = ()) -> dict[str, Any]:
+    """The resolved config a run folder was started with (for ``--resume``)."""
+    path = Path(run_dir) / "config.yaml"
+    if not path.is_file():
+        raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
+    return load_config(path, overrides)
+
+
+def save_config(config: dict[str, Any], path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(config, sort_keys=False))

@@ -1,0 +1,261 @@
+"""Training runs: build the env and model from a config, train, checkpoint, resume.
+
+A run folder (``runs/<name>-<UTC time>/``) holds:
+
+* ``config.yaml`` -- the resolved config (every value; ``env`` = KlondikeEnv kwargs),
+* ``tb/`` -- TensorBoard events (SB3's scalars, ``klondike/*``, ``eval/*``), plus
+  ``progress.csv`` with the same scalars,
+* ``checkpoints/`` -- ``rl_model_<steps>_steps.zip`` + ``rl_model_state_<steps>_steps.pkl``,
+* ``best_model.zip`` (best validation win rate), ``evaluations.csv``,
+* ``model.zip`` (the last weights) and ``final_eval.json`` (the best model on
+  ``final_eval_deals`` validation deals).
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import signal
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from agents.training.callbacks import (
+    EpisodeStatsCallback,
+    RunCheckpointCallback,
+    InstrumentedVecEnv,
+    ValidationCallback,
+    latest_checkpoint,
+    restore_rng_state,
+    restore_training_env,
+)
+from agents.training.config import ConfigError, load_run_config, save_config
+from agents.training.evaluation import evaluate_model
+from agents.training.networks import policy_kwargs
+
+RUNS_DIR = Path("runs")
+
+
+def new_run_dir(name: str, root: Path = RUNS_DIR) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(root) / f"{name}-{stamp}"
+    suffix = 1
+    while run_dir.exists():  # two runs started in the same second
+        suffix += 1
+        run_dir = Path(root) / f"{name}-{stamp}-{suffix}"
+    run_dir.mkdir(parents=True)
+    return run_dir
+
+
+def _schedule(value):
+    """A number, or rl-zoo3's ``"lin_<v>"``: ``v`` decaying linearly to 0 over the run."""
+    if isinstance(value, str):
+        initial = float(value[len("lin_"):])
+        return lambda progress_remaining: progress_remaining * initial
+    return value
+
+
+def algo_kwargs(algo: dict[str, Any]) -> dict[str, Any]:
+    kwargs = dict(algo)
+    for key in ("learning_rate", "clip_range", "clip_range_vf"):
+        if kwargs.get(key) is not None:
+            kwargs[key] = _schedule(kwargs[key])
+    return kwargs
+
+
+def wrap_train_env(env):
+    """SB3's VecMonitor (episode returns and lengths) over the instrumented batched env."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    return VecMonitor(InstrumentedVecEnv(env))
+
+
+def make_train_env(config: dict[str, Any]):
+    """The batched training env: one KlondikeVecEnv (no subprocesses), wrapped."""
+    from klondike_env.sb3_vec import KlondikeVecEnv
+
+    train = config["train"]
+    return wrap_train_env(KlondikeVecEnv(train["n_envs"], seed=train["seed"], **config["env"]))
+
+
+def _validation_deals(config: dict[str, Any], count: int) -> list[int]:
+    from agents.evaluation import load_seed_set
+
+    try:
+        _, deals = load_seed_set(config["train"]["eval_seeds"])
+    except ValueError as error:
+        raise ConfigError(f"train.eval_seeds: {error}") from None
+    return deals[:count]
+
+
+def _eval_env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
+    # Evaluation plays each deal once, so a training-time deal list does not apply.
+    return {k: v for k, v in config["env"].items() if k != "deals"}
+
+
+def _set_threads(config: dict[str, Any]) -> None:
+    torch.set_num_threads(config["train"]["torch_threads"])
+
+
+class _StopOnSignal:
+    """First Ctrl-C / SIGTERM: checkpoint at the next rollout boundary and stop.
+    A second one stops at once (the last checkpoint stays the resume point)."""
+
+    def __init__(self, checkpoint: RunCheckpointCallback):
+        self.checkpoint = checkpoint
+        self.previous = {}
+
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self.previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        if self.checkpoint.stop_requested:
+            raise KeyboardInterrupt
+        print(
+            f"\n[train] {signal.Signals(signum).name}: saving a checkpoint at the end of this rollout, "
+            "then stopping (send it again to stop now)",
+            flush=True,
+        )
+        self.checkpoint.request_stop()
+
+    def __exit__(self, *exc):
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        return False
+
+
+def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root: Path = RUNS_DIR,
+          verbose: int = 1) -> Path:
+    """Train (or, with ``resume``, continue) a run; return its folder."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    _set_threads(config)
+    train_config = config["train"]
+    if resume is None:
+        run_dir = new_run_dir(config["name"], runs_root)
+        save_config(config, run_dir / "config.yaml")
+    else:
+        run_dir = Path(resume)
+        save_config(config, run_dir / "config.yaml")  # overrides (e.g. more steps) are kept
+
+    stats = EpisodeStatsCallback(window=train_config["stats_window"])
+    validation = None
+    callbacks = []
+    if train_config["eval_freq"] and train_config["eval_deals"]:
+        validation = ValidationCallback(
+            _validation_deals(config, train_config["eval_deals"]), _eval_env_kwargs(config),
+            train_config["eval_freq"], run_dir, verbose=verbose,
+        )
+        callbacks.append(validation)
+    stateful = {"stats": stats}
+    if validation is not None:
+        stateful["validation"] = validation
+    checkpoint = RunCheckpointCallback(
+        train_config["checkpoint_freq"], str(run_dir / "checkpoints"),
+        keep=train_config["keep_checkpoints"], stateful_callbacks=stateful, verbose=verbose,
+    )
+    stateful["checkpoint"] = checkpoint
+    callbacks = [stats, *callbacks, checkpoint]  # checkpoint last: it saves the others' state
+
+    if resume is None:
+        env = make_train_env(config)
+        model = MaskablePPO(
+            "MlpPolicy", env, seed=train_config["seed"], device=train_config["device"],
+            policy_kwargs=policy_kwargs(config["policy"]), verbose=0, **algo_kwargs(config["algo"]),
+        )
+    else:
+        model, env = _restore(run_dir, config, stateful)
+    if resume is not None and (run_dir / "tb" / "progress.csv").is_file():
+        # SB3's CSV writer truncates its file; keep the earlier part of the run beside it.
+        (run_dir / "tb" / "progress.csv").rename(run_dir / "tb" / f"progress-to-{model.num_timesteps}.csv")
+    model.set_logger(configure(str(run_dir / "tb"), ["stdout", "csv", "tensorboard"] if verbose else ["csv", "tensorboard"]))
+
+    remaining = train_config["total_timesteps"] - model.num_timesteps
+    started = time.perf_counter()
+    steps_before = model.num_timesteps
+    interrupted = False
+    if remaining > 0:
+        with _StopOnSignal(checkpoint):
+            try:
+                model.learn(remaining, callback=callbacks, log_interval=train_config["log_interval"],
+                            reset_num_timesteps=False)
+            except KeyboardInterrupt:
+                interrupted = True
+                print(f"[train] stopped at once; resume point: step {checkpoint.last_save_step}", flush=True)
+    elapsed = time.perf_counter() - started
+    if verbose:
+        done = model.num_timesteps - steps_before
+        print(f"[train] {done} env steps in {elapsed:.0f} s ({done / max(elapsed, 1e-9):.0f} steps/s overall)",
+              flush=True)
+    if interrupted or checkpoint.stopped:
+        model.logger.close()
+        return run_dir
+    if model.num_timesteps != checkpoint.last_save_step:
+        checkpoint.save_checkpoint(periodic=False)
+    model.save(run_dir / "model.zip")
+    if validation is not None and model.num_timesteps != validation.last_eval_step:
+        validation.evaluate()
+        model.logger.dump(model.num_timesteps)
+    model.logger.close()
+    if train_config["final_eval_deals"]:
+        final_evaluation(run_dir, config, verbose=verbose)
+    return run_dir
+
+
+def _restore(run_dir: Path, config: dict[str, Any], stateful: dict[str, Any]):
+    """Model, env, RNG and callback state of the latest checkpoint of ``run_dir``."""
+    from sb3_contrib import MaskablePPO
+
+    found = latest_checkpoint(run_dir / "checkpoints")
+    if found is None:
+        raise ConfigError(f"{run_dir} has no complete checkpoint to resume from")
+    model_path, state_path = found
+    with state_path.open("rb") as handle:
+        state = pickle.load(handle)
+    env = restore_training_env(state["env"], wrap_train_env)
+    # Loading without an env keeps SB3 from reseeding and resetting it; set_env keeps
+    # the saved last observation, so the games continue where they were.
+    model = MaskablePPO.load(model_path, env=None, device=config["train"]["device"])
+    model.set_env(env, force_reset=False)
+    for name, callback in stateful.items():
+        if name in state["callbacks"]:
+            callback.load_state_dict(state["callbacks"][name])
+    restore_rng_state(state["rng"])
+    print(f"[train] resuming {run_dir} from step {model.num_timesteps} ({model_path.name})", flush=True)
+    return model, env
+
+
+def final_evaluation(run_dir: Path, config: dict[str, Any], verbose: int = 1) -> dict[str, Any]:
+    """The best model (or the last one) on ``final_eval_deals`` validation deals -> final_eval.json."""
+    from sb3_contrib import MaskablePPO
+
+    model_path = run_dir / "best_model.zip"
+    if not model_path.is_file():
+        model_path = run_dir / "model.zip"
+    model = MaskablePPO.load(model_path, device=config["train"]["device"])
+    deals = _validation_deals(config, config["train"]["final_eval_deals"])
+    started = time.perf_counter()
+    result = evaluate_model(model, deals, _eval_env_kwargs(config))
+    summary = {
+        "model": str(model_path),
+        "seeds": config["train"]["eval_seeds"],
+        "deals": f"first {len(deals)} ({deals[0]}-{deals[-1]})",
+        "seconds": time.perf_counter() - started,
+        **result["summary"],
+    }
+    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=2))
+    if verbose:
+        low, high = summary["win_rate_95ci"]
+        print(
+            f"[final] {model_path.name}: won {summary['wins']}/{summary['games']} validation deals "
+            f"({summary['win_rate']:.1%}, 95% CI {low:.1%}-{high:.1%}), "
+            f"{summary['foundation_cards']:.1f} foundation cards on average -> {run_dir / 'final_eval.json'}",
+            flush=True,
+        )
+    return summary
