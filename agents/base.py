@@ -87,7 +87,7 @@ class PlayerView:
     __slots__ = (
         "rules", "legal_mask", "legal_actions", "tableau", "foundations", "waste", "stock",
         "passes", "move_count", "known_cards", "hidden_cards", "_sample_world", "_observe", "_action_name",
-        "_effect", "_fits_foundation",
+        "_effect", "_fits_foundation", "_matches",
     )
 
     PUBLIC = (
@@ -139,6 +139,8 @@ class PlayerView:
         self._action_name = name
         self._effect = effect
         self._fits_foundation = lambda card: bool(core.fits_foundation(snapshot._state, card))
+        public = public_state(snapshot)
+        self._matches = lambda other: other.rules == snapshot.rules and np.array_equal(public_state(other), public)
 
     # --- derived, public ------------------------------------------------------
     @property
@@ -166,7 +168,12 @@ class PlayerView:
         return self._sample_world(rng)
 
     def observe(self, mode: str = "information") -> np.ndarray:
-        """The environment's observation of this position (``klondike_env.observation.observe``)."""
+        """The environment's observation of this position (``klondike_env.observation.observe``).
+
+        Mode ``"full"`` shows the hidden cards, so a view refuses it.
+        """
+        if mode == "full":
+            raise ValueError("observation mode 'full' shows hidden cards; a player view allows 'information' and 'visible'")
         return self._observe(mode)
 
     def action_name(self, action: int) -> str:
@@ -183,12 +190,27 @@ class PlayerView:
         """``card`` is the next card of its foundation."""
         return self._fits_foundation(card)
 
+    def matches(self, game: Game) -> bool:
+        """``game`` agrees with everything this view knows (a world the player cannot rule out)."""
+        return self._matches(game)
+
     def public_values(self) -> dict[str, Any]:
         """The public attributes as a dict (for tests and debugging)."""
         return {name: getattr(self, name) for name in self.PUBLIC}
 
     def __repr__(self) -> str:
         return f"<PlayerView move={self.move_count} foundations={sum(self.foundations)}/52 hidden={len(self.hidden_cards)}>"
+
+
+def public_state(game: Game) -> np.ndarray:
+    """The game's state array with every hidden card replaced by -1 (and the move count dropped)."""
+    state = game._state[: core.MOVES].copy()
+    hidden = np.empty(core.NUM_CARDS, np.uint8)
+    core.hidden_mask(game._state, hidden)
+    for start, stop in ((core.TABLEAU, core.COLUMN_LENGTH), (core.TALON, core.TALON_LENGTH)):
+        cards = state[start:stop]
+        cards[(cards >= 0) & (hidden[np.maximum(cards, 0)] == 1)] = -1
+    return state
 
 
 def _move_effect(game: Game, action: int) -> MoveEffect:

@@ -127,14 +127,21 @@ class GreedyAgent(Agent):
         self._moved_this_pass = False
 
     def act(self, view: PlayerView) -> int:
-        action = greedy_action(view, self._previous, self.rng)
-        if action == RESIGN:
-            return RESIGN
-        if action == core.RECYCLE:
-            if not self._moved_this_pass:
-                return RESIGN  # the next trip through the stock would repeat this one
-            self._moved_this_pass = False
-        elif action != core.DRAW:
-            self._moved_this_pass = True
-        self._previous = view.effect(action) if action not in (core.DRAW, core.RECYCLE) else self._previous
+        action = self.choose(view)
+        self.note(view, action)
         return action
+
+    def choose(self, view: PlayerView) -> int:
+        """The greedy move, or :data:`RESIGN` when a trip through the stock would repeat the last."""
+        action = greedy_action(view, self._previous, self.rng)
+        if action == core.RECYCLE and not self._moved_this_pass:
+            return RESIGN  # the next trip through the stock would repeat this one
+        return action
+
+    def note(self, view: PlayerView, action: int) -> None:
+        """Record a move played in ``view`` (by this agent or by a search using it as fall-back)."""
+        if action == core.RECYCLE:
+            self._moved_this_pass = False
+        elif action not in (core.DRAW, RESIGN):
+            self._moved_this_pass = True
+            self._previous = view.effect(action)

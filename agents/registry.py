@@ -47,13 +47,3 @@ def make_agent(spec: str, **options) -> Agent:
     """Build an agent from a spec string; keyword options override those in the spec."""
     name, parsed = parse_spec(spec)
     return agent_class(name)(**{**parsed, **options})
-
-
-def describe_agents() -> str:
-    """One line per agent with its options (for ``--help``)."""
-    lines = []
-    for name in AGENTS:
-        cls = agent_class(name)
-        options = ", ".join(f"{key}={default}" for key, (_, default, _) in cls.OPTIONS.items())
-        lines.append(f"{name}" + (f" ({options})" if options else ""))
-    return "; ".join(lines)

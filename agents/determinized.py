@@ -1,0 +1,101 @@
+"""``determinized``: hindsight optimisation over sampled worlds, solved by the exact solver.
+
+At a decision the agent samples ``samples`` worlds consistent with what it knows
+(:meth:`~agents.base.PlayerView.sample_world`), solves each from the current position with
+:func:`klondike_env.solver.solve` under ``nodes`` positions (and ``budget`` seconds when
+given), and plays the first action that wins in the most worlds. Solutions begin with the
+draws that bring a talon card up, so the vote is on the first action, draws included.
+
+Plans are reused: after the chosen action the worlds whose winning line began with it are
+stepped along; at the next decision those still consistent with the view (no newly seen
+card contradicts them) vote again on their next action, without solving anything. Fresh
+worlds are sampled when fewer than ``keep`` such plans remain. With no hidden cards left
+there is one world, the true one, solved once with ``samples * nodes`` positions. When no
+world is won within the budget the agent plays the greedy agent's move (fall-back).
+
+Everything is seeded by the deal's seed and node budgets are deterministic, so a run is
+reproducible; a ``budget`` in seconds trades that for a bound on time.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from agents.base import RESIGN, Agent, DealInfo, PlayerView
+from agents.greedy import GreedyAgent
+from klondike_env.game import Game
+from klondike_env.solver import SolveStatus, solve
+
+
+class DeterminizedAgent(Agent):
+    name = "determinized"
+    OPTIONS = {
+        "samples": (int, 10, "worlds sampled per decision"),
+        "nodes": (int, 10000, "solver positions per world (deterministic budget)"),
+        "budget": (float, 0.0, "solver seconds per world, 0 for none (timing-dependent when set)"),
+        "keep": (int, 1, "re-sample when fewer winning plans than this survive (0: every decision)"),
+    }
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        if self.samples < 1:
+            from agents.base import AgentOptionError
+
+            raise AgentOptionError(f"bad value {self.samples} for option 'samples' of agent 'determinized': must be >= 1")
+        self._fallback = GreedyAgent()
+
+    def reset(self, deal: DealInfo) -> None:
+        super().reset(deal)
+        self._fallback.reset(deal)
+        self._plans: list[tuple[Game, list[int]]] = []  # (world, remaining winning line)
+        self.solves = 0  # solver calls this game (for diagnostics)
+
+    def act(self, view: PlayerView) -> int:
+        self._plans = [(world, line) for world, line in self._plans if line and view.matches(world)]
+        if len(self._plans) < max(self.keep, 1) or self.keep == 0:
+            self._plans = self._solve_worlds(view)
+        if self._plans:
+            action = self._vote(view)
+        else:
+            action = self._fallback.choose(view)
+        self._fallback.note(view, action)
+        if action != RESIGN:
+            self._advance(action)
+        return action
+
+    # --- helpers ------------------------------------------------------------------
+    def _solve_worlds(self, view: PlayerView) -> list[tuple[Game, list[int]]]:
+        """Winning lines of freshly sampled worlds (one exact world when nothing is hidden)."""
+        if not view.hidden_cards:
+            worlds, nodes = [view.sample_world(self.rng)], self.nodes * self.samples
+        else:
+            worlds, nodes = [view.sample_world(self.rng) for _ in range(self.samples)], self.nodes
+        plans = []
+        for world in worlds:
+            result = solve(world, node_limit=nodes, time_limit=self.budget or None)
+            self.solves += 1
+            if result.status == SolveStatus.SOLVED and result.actions:
+                plans.append((world, list(result.actions)))
+        return plans
+
+    def _vote(self, view: PlayerView) -> int:
+        """The first action winning in most worlds; ties go to the shorter mean line, then the lower id."""
+        votes = Counter(line[0] for _, line in self._plans)
+        lengths: dict[int, int] = Counter()
+        for _, line in self._plans:
+            lengths[line[0]] += len(line)
+        legal = set(view.legal_actions)
+        ranked = sorted(votes, key=lambda a: (-votes[a], lengths[a] / votes[a], a))
+        for action in ranked:
+            if action in legal:  # always true for a consistent world; kept as a guard
+                return int(action)
+        return self._fallback.choose(view)
+
+    def _advance(self, action: int) -> None:
+        """Step the worlds whose line starts with ``action``; drop the others."""
+        kept = []
+        for world, line in self._plans:
+            if line[0] == action:
+                world.step(action)
+                kept.append((world, line[1:]))
+        self._plans = kept

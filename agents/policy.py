@@ -1,0 +1,92 @@
+"""``policy``: plays a trained stable-baselines3 / sb3-contrib model (MaskablePPO by default).
+
+``policy:path=runs/ppo-.../model.zip`` loads the model; the run's ``config.yaml`` (next to the
+zip or one folder up, as ``scripts/train.py`` writes it) tells which observation mode and
+rules it was trained with, so observations are built the same way. Each turn the agent
+calls ``model.predict(obs, action_masks=mask, deterministic=...)``: the masked greedy action,
+or a masked sample with ``deterministic=false``. torch and sb3 are imported only here.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent, AgentOptionError, DealInfo, PlayerView
+
+RULE_KEYS = ("draw_count", "max_passes", "empty_column", "foundation_to_tableau")
+
+
+def find_run_config(model_path: Path) -> Path | None:
+    """``config.yaml`` in the model's folder or its parent (checkpoints live one level down)."""
+    for folder in (model_path.parent, model_path.parent.parent):
+        if (folder / "config.yaml").is_file():
+            return folder / "config.yaml"
+    return None
+
+
+class PolicyAgent(Agent):
+    name = "policy"
+    OPTIONS = {
+        "path": (str, "", "the model .zip"),
+        "deterministic": (bool, True, "masked greedy action (true) or a masked sample (false)"),
+        "algo": (str, "MaskablePPO", "sb3_contrib / stable_baselines3 class the file was saved from"),
+        "observation": (str, "", "observation mode; default: the run's config.yaml, else information"),
+    }
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        if not self.path:
+            raise AgentOptionError("agent 'policy' needs path=MODEL.zip (a model saved by scripts/train.py)")
+        model_path = Path(self.path)
+        if not model_path.is_file():
+            raise AgentOptionError(f"model file {str(model_path)!r} not found: give path= an existing .zip")
+        env = {}
+        config_path = find_run_config(model_path)
+        if config_path is not None:
+            import yaml
+
+            env = (yaml.safe_load(config_path.read_text()) or {}).get("env") or {}
+        self.config_path = config_path
+        self.trained_rules = {key: env[key] for key in RULE_KEYS if key in env}
+        self.mode = self.observation or env.get("observation", "information")
+        if self.mode == "full":
+            raise AgentOptionError(
+                "this model reads 'full' observations, which show the hidden cards: it cannot be scored as a player"
+            )
+        self.model = _load_model(self.algo, model_path)
+        self._warned = False
+
+    def reset(self, deal: DealInfo) -> None:
+        super().reset(deal)
+        if self.trained_rules.get("draw_count", deal.rules.draw_count) != deal.rules.draw_count and not self._warned:
+            warnings.warn(f"model {self.path} was trained with draw_count={self.trained_rules['draw_count']}, "
+                          f"evaluated with draw_count={deal.rules.draw_count}", stacklevel=2)
+            self._warned = True
+        if not self.deterministic:
+            import torch
+
+            torch.manual_seed(deal.seed % 2**63)
+
+    def act(self, view: PlayerView) -> int:
+        observation = view.observe(self.mode)
+        action, _ = self.model.predict(observation, action_masks=np.asarray(view.legal_mask), deterministic=self.deterministic)
+        return int(action)
+
+
+def _load_model(algo: str, path: Path):
+    import torch
+
+    torch.set_num_threads(1)  # one game per process; the harness parallelises over processes
+    import sb3_contrib
+    import stable_baselines3
+
+    cls = getattr(sb3_contrib, algo, None) or getattr(stable_baselines3, algo, None)
+    if cls is None:
+        raise AgentOptionError(f"unknown algo {algo!r}: give a class of sb3_contrib or stable_baselines3, e.g. MaskablePPO")
+    try:
+        return cls.load(str(path), device="cpu")
+    except Exception as error:  # a zip that is not a model of this class
+        raise AgentOptionError(f"cannot load {str(path)!r} as {algo}: {str(error).splitlines()[0]}") from None
