@@ -1,0 +1,195 @@
+"""Observation encodings: layout, sizes, and the leak test (no hidden card ever shows)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from klondike_env import Game, Rules, core, parse_card
+from klondike_env import observation as ob
+from klondike_env.observation import OBSERVATION_MODES, observation_size, observation_space, observe
+
+from conftest import ALL_RULES, random_playout
+
+
+def plane(obs: np.ndarray, index: int) -> np.ndarray:
+    start = ob.NUM_SCALARS + core.NUM_CARDS * index
+    return obs[start:start + core.NUM_CARDS]
+
+
+def test_sizes_and_spaces():
+    assert [observation_size(m) for m in ("visible", "information", "full")] == [485, 745, 1161]
+    for mode in OBSERVATION_MODES:
+        space = observation_space(mode)
+        assert space.shape == (observation_size(mode),) and space.dtype == np.float32
+        assert space.contains(observe(Game.new(3), mode))
+
+
+def test_unknown_mode_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown observation mode 'partial'.*'information', 'visible', 'full'"):
+        observe(Game.new(0), "partial")
+
+
+def test_modes_are_prefixes_of_each_other():
+    rng = np.random.default_rng(5)
+    game = Game.new(11)
+    for _ in random_playout(game, rng, 40):
+        pass
+    visible, information, full = (observe(game, m) for m in ("visible", "information", "full"))
+    assert np.array_equal(information[: visible.size], visible)
+    assert np.array_equal(full[: information.size], information)
+
+
+def test_opening_layout_of_deal_1():
+    game = Game.new(1)  # 7D alone in column 0, 8S face up on six face-down cards in column 6
+    obs = observe(game, "information")
+    assert obs[ob.S_FACE_DOWN + 6] == 1.0 and obs[ob.S_FACE_DOWN + 0] == 0.0
+    assert obs[ob.S_STOCK] == 1.0 and obs[ob.S_UNSEEN_STOCK] == 1.0 and obs[ob.S_WASTE] == 0.0
+    assert obs[ob.S_FIRST_PASS] == 1.0 and obs[ob.S_RECYCLE_ALLOWED] == 1.0
+    assert np.flatnonzero(plane(obs, ob.P_COLUMN_UP + 0)).tolist() == [parse_card("7D")]
+    assert np.flatnonzero(plane(obs, ob.P_COLUMN_UP + 6)).tolist() == [parse_card("8S")]
+    hidden = plane(obs, ob.P_HIDDEN)
+    assert hidden.sum() == 52 - 7 and hidden[parse_card("8S")] == 0
+    assert not plane(obs, ob.P_TALON_ORDER).any() and not plane(obs, ob.P_WASTE).any()
+
+
+def test_waste_stock_and_talon_order_after_draws_and_a_recycle():
+    game = Game.new(1)
+    talon = game.stock
+    game.step(core.DRAW)
+    obs = observe(game)
+    waste = plane(obs, ob.P_WASTE)
+    assert np.flatnonzero(waste).tolist() == sorted(talon[:3])
+    assert np.flatnonzero(plane(obs, ob.P_WASTE_TOP)).tolist() == [talon[2]]
+    order = plane(obs, ob.P_TALON_ORDER)
+    assert [order[c] for c in talon[:3]] == pytest.approx([1 / 24, 2 / 24, 3 / 24])
+    assert not plane(obs, ob.P_STOCK).any()  # no stock card has been seen yet
+    while core.DRAW in game.legal_actions():
+        game.step(core.DRAW)
+    game.step(core.RECYCLE)
+    obs = observe(game)
+    # after a recycle the whole talon is known, in order, and all of it is stock again
+    assert np.flatnonzero(plane(obs, ob.P_STOCK)).tolist() == sorted(talon)
+    assert [plane(obs, ob.P_TALON_ORDER)[c] for c in talon] == pytest.approx([(i + 1) / 24 for i in range(24)])
+    assert obs[ob.S_UNSEEN_STOCK] == 0 and obs[ob.S_FIRST_PASS] == 0 and obs[ob.S_RECYCLES] == 0.1
+    # draw-3 tops reachable by draws alone: talon[2], talon[5], ..., talon[23]
+    reachable = np.flatnonzero(plane(obs, ob.P_REACHABLE_TOP)).tolist()
+    assert reachable == sorted(talon[i] for i in range(2, 24, 3))
+
+
+def test_recycle_allowed_follows_max_passes():
+    game = Game.new(1, Rules(max_passes=2))
+    while core.DRAW in game.legal_actions():
+        game.step(core.DRAW)
+    assert observe(game)[ob.S_RECYCLE_ALLOWED] == 1.0
+    game.step(core.RECYCLE)
+    assert observe(game)[ob.S_RECYCLE_ALLOWED] == 0.0
+
+
+def test_full_mode_shows_face_down_cards_and_depth():
+    game = Game.new(1)
+    obs = observe(game, "full")
+    column6 = [card for card, _ in game.tableau[6]]
+    assert np.flatnonzero(plane(obs, ob.P_COLUMN_DOWN + 6)).tolist() == sorted(column6[:6])
+    assert [plane(obs, ob.P_DEPTH)[c] for c in column6] == pytest.approx([(d + 1) / 19 for d in range(7)])
+    assert np.flatnonzero(plane(obs, ob.P_STOCK)).tolist() == sorted(game.stock)
+
+
+# --- the leak test -------------------------------------------------------------------
+def permuted_world(game: Game, rng: np.random.Generator) -> Game:
+    """A new game from the true deck with the currently hidden cards permuted among their places.
+
+    ``Game.sample_world`` relabels exactly the hidden cards; its deck is the true deck
+    under that relabelling. We insist the permutation moves at least one card.
+    """
+    for _ in range(100):
+        world = game.sample_world(rng)
+        if world.deck != game.deck:
+            return Game.from_deck(list(world.deck), game.rules)
+    raise AssertionError("could not draw a non-trivial permutation")
+
+
+def replay(game: Game, actions, modes) -> list[dict]:
+    """Observations (and masks) after each prefix of ``actions``."""
+    seen = [{m: observe(game, m) for m in modes} | {"mask": game.action_mask()}]
+    for action in actions:
+        game.step(action)
+        seen.append({m: observe(game, m) for m in modes} | {"mask": game.action_mask()})
+    return seen
+
+
+@pytest.mark.parametrize("rules", ALL_RULES[::3], ids=lambda r: f"d{r.draw_count}-p{r.max_passes}-{r.empty_column}")
+def test_leak_hidden_cards_never_change_information_or_visible(rules):
+    """Hundreds of deals x depths: permuting the hidden cards leaves every observation equal."""
+    rng = np.random.default_rng(2024)
+    modes = ("information", "visible", "full")
+    checked = full_differs = 0
+    for deal in range(60):
+        depth = int(rng.choice([0, 1, 5, 20, 60, 150]))
+        game = Game.new(1000 + deal, rules)
+        actions = list(random_playout(game, rng, depth))
+        if len(game.hidden_cards()) < 2:
+            continue
+        world = permuted_world(game, rng)
+        truth = replay(Game.from_deck(list(game.deck), rules), actions, modes)
+        other = replay(world, actions, modes)
+        for step, (mine, theirs) in enumerate(zip(truth, other)):
+            for mode in ("information", "visible"):
+                assert np.array_equal(mine[mode], theirs[mode]), f"deal {1000 + deal} step {step}: {mode} leaks"
+            assert np.array_equal(mine["mask"], theirs["mask"])
+        full_differs += not np.array_equal(truth[-1]["full"], other[-1]["full"])
+        checked += 1
+    assert checked >= 50
+    # the test can see a leak: the full mode, which shows hidden cards, differs every time
+    assert full_differs == checked
+
+
+def relabel(game: Game, first: int, second: int) -> Game:
+    """The same position with cards ``first`` and ``second`` swapped wherever they lie."""
+    other = game.copy()
+    cards = other._state[: core.COLUMN_LENGTH]
+    talon = other._state[core.TALON:core.TALON + core.TALON_SLOTS]
+    for area in (cards, talon):
+        a, b = area == first, area == second
+        area[a], area[b] = second, first
+    other._mask_valid = False
+    return other
+
+
+def test_changing_a_known_card_changes_the_observation():
+    rng = np.random.default_rng(7)
+    changed = 0
+    for deal in range(200):
+        game = Game.new(5000 + deal)
+        for _ in random_playout(game, rng, int(rng.integers(0, 80))):
+            pass
+        hidden = game.hidden_cards()
+        face_up = [card for column in game.tableau for card, up in column if up]
+        if not hidden or not face_up:
+            continue
+        known, unknown = int(rng.choice(face_up)), int(rng.choice(hidden))
+        swapped = relabel(game, known, unknown)
+        for mode in ("information", "visible"):
+            assert not np.array_equal(observe(game, mode), observe(swapped, mode)), f"deal {5000 + deal} {mode}"
+        # and swapping two hidden cards changes nothing, the same check from the other side
+        if len(hidden) >= 2:
+            first, second = rng.choice(hidden, 2, replace=False)
+            assert np.array_equal(observe(game), observe(relabel(game, int(first), int(second))))
+        changed += 1
+    assert changed >= 150
+
+
+def test_batched_encoding_equals_single():
+    rng = np.random.default_rng(3)
+    games = []
+    for deal in range(16):
+        game = Game.new(deal)
+        for _ in random_playout(game, rng, int(rng.integers(0, 100))):
+            pass
+        games.append(game)
+    states = np.stack([game._state for game in games])
+    rules = Rules().as_array()
+    for mode in OBSERVATION_MODES:
+        out = np.zeros((16, observation_size(mode)), np.float32)
+        ob.encode_batch(states, rules, ob.mode_id(mode), out)
+        assert np.array_equal(out, np.stack([observe(game, mode) for game in games]))
