@@ -1,0 +1,180 @@
+"""The batched envs: Gymnasium VectorEnv and SB3 VecEnv, equal to the single env game by game."""
+
+from __future__ import annotations
+
+import pickle
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from klondike_env.env import OUT_TERMINATED, OUT_TRUNCATED, KlondikeEnv
+from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv
+
+
+def random_actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: float = 0.0) -> np.ndarray:
+    """One random legal action per row; with ``illegal_rate``, sometimes any action at all."""
+    actions = np.empty(len(masks), np.int64)
+    for row, mask in enumerate(masks):
+        legal = np.flatnonzero(mask)
+        actions[row] = rng.integers(87) if rng.random() < illegal_rate else legal[rng.integers(len(legal))]
+    return actions
+
+
+def test_make_vec_vector_entry_point():
+    envs = gym.make_vec("klondike_env/Klondike-v0", num_envs=4, vectorization_mode="vector_entry_point",
+                        draw_count=1, observation="visible")
+    assert isinstance(envs.unwrapped, KlondikeVectorEnv)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    obs, info = envs.reset(seed=0)
+    assert obs.shape == (4, 485) and obs.dtype == np.float32 and envs.observation_space.contains(obs)
+    assert info["action_mask"].shape == (4, 87) and info["action_mask"].dtype == np.int8
+    assert envs.unwrapped.batch.config.rules.draw_count == 1
+    actions = envs.action_space.sample()
+    assert envs.step(actions)[0].shape == (4, 485)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"max_episode_steps": 150},
+    {"reward": "standard", "observation": "full", "max_episode_steps": 60},
+    {"draw_count": 1, "max_passes": 2, "empty_column": "any", "no_progress_steps": 25, "reward": "vegas"},
+])
+def test_batched_equals_single_game_by_game(kwargs):
+    """Same deals, same actions (legal and not): same observations, rewards, ends, masks, next deals."""
+    n = 6
+    rng = np.random.default_rng(1)
+    vector = KlondikeVectorEnv(n, **kwargs)
+    singles = [KlondikeEnv(**kwargs) for _ in range(n)]
+    obs, infos = vector.reset(seed=3, options={"deals": list(range(100, 100 + n))})
+    for row, env in enumerate(singles):
+        single_obs, single_info = env.reset(options={"deal": 100 + row})
+        assert np.array_equal(single_obs, obs[row])
+    finished = 0
+    for _ in range(400):
+        actions = random_actions(infos["action_mask"], rng, illegal_rate=0.05)
+        obs, rewards, terminated, truncated, infos = vector.step(actions)
+        for row, env in enumerate(singles):
+            single_obs, reward, single_terminated, single_truncated, info = env.step(int(actions[row]))
+            assert reward == rewards[row] and single_terminated == terminated[row]
+            assert single_truncated == truncated[row] and info["won"] == infos["won"][row]
+            assert info["illegal_action"] == infos["illegal_action"][row]
+            if single_terminated or single_truncated:
+                finished += 1
+                assert infos["_final_obs"][row] and np.array_equal(infos["final_obs"][row], single_obs)
+                assert infos["final_info"]["foundation"][row] == info["foundation"]
+                assert infos["final_info"]["moves"][row] == info["moves"]
+                # the batch dealt a new game in place: the single env follows it
+                single_obs, info = env.reset(options={"deal": int(infos["deal"][row])})
+            assert np.array_equal(single_obs, obs[row])
+            assert np.array_equal(info["action_mask"], infos["action_mask"][row])
+            assert info["foundation"] == infos["foundation"][row] and info["moves"] == infos["moves"][row]
+    assert finished >= 3
+
+
+def test_vector_seed_reproducible_and_deals_cycle():
+    def run(seed):
+        envs = KlondikeVectorEnv(3, max_episode_steps=20)
+        obs, infos = envs.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        deals = [infos["deal"].copy()]
+        for _ in range(45):
+            obs, *_, infos = envs.step(random_actions(infos["action_mask"], rng))
+            deals.append(infos["deal"].copy())
+        return np.array(deals), obs
+
+    first, second, other = run(7), run(7), run(8)
+    assert np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1])
+    assert not np.array_equal(first[0], other[0])
+    assert len(np.unique(first[0][-1])) == 3  # every game was re-dealt twice, to fresh deals
+
+    envs = KlondikeVectorEnv(2, deals=[4, 5, 6], max_episode_steps=1)
+    _, infos = envs.reset(seed=0)
+    seen = [infos["deal"].tolist()]
+    for _ in range(2):
+        seen.append(envs.step(np.zeros(2, np.int64))[4]["deal"].tolist())
+    assert seen == [[4, 5], [6, 4], [5, 6]]
+
+
+def test_bad_vector_input():
+    with pytest.raises(ValueError, match="bad number of envs 0"):
+        KlondikeVectorEnv(0)
+    envs = KlondikeVectorEnv(2)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="bad actions of shape"):
+        envs.step(np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="2 envs"):
+        envs.reset(options={"deals": [1]})
+    with pytest.raises(ValueError, match="bad reset options"):
+        envs.reset(options={"deal": 1})
+
+
+def test_batch_memory_and_game_view():
+    batch = KlondikeBatch(4)
+    batch.reset(seed=0, deals=[1, 2, 3, 4])
+    assert batch.memory_bytes_per_game < 16_000
+    assert batch.game(0).deal == 1
+    assert np.array_equal(batch.game(2).state, batch.states[2])
+
+
+# --- stable-baselines3 --------------------------------------------------------------------
+def test_sb3_vecenv_autoreset_infos_and_masks():
+    from klondike_env.sb3_vec import KlondikeVecEnv
+
+    envs = KlondikeVecEnv(n_envs=4, seed=0, max_episode_steps=30)
+    obs = envs.reset()
+    assert obs.shape == (4, 745)
+    masks = envs.env_method("action_masks")
+    assert len(masks) == 4 and np.array_equal(np.stack(masks), envs.batch.masks.astype(bool))
+    assert envs.get_attr("render_mode") == [None] * 4
+    rng = np.random.default_rng(0)
+    done_seen = 0
+    for _ in range(40):
+        deals = envs.batch.deals.copy()
+        obs, rewards, dones, infos = envs.step(random_actions(envs.batch.masks, rng))
+        assert rewards.dtype == np.float32 and len(infos) == 4
+        for row in range(4):
+            assert {"won", "deal", "foundation"} <= set(infos[row])
+            if dones[row]:
+                done_seen += 1
+                info = infos[row]
+                assert info["deal"] == deals[row] and info["is_success"] == info["won"]
+                assert info["terminal_observation"].shape == (745,)
+                truncated = bool(envs.batch.flags[row] & OUT_TRUNCATED)
+                terminated = bool(envs.batch.flags[row] & OUT_TERMINATED)
+                assert info["TimeLimit.truncated"] == (truncated and not terminated)
+                assert np.array_equal(info["terminal_observation"], envs.batch.final_observations[row])
+            else:
+                assert "terminal_observation" not in infos[row] and infos[row]["deal"] == deals[row]
+    assert done_seen >= 4
+
+
+def test_sb3_vecenv_same_seed_same_run_and_pickles():
+    from klondike_env.sb3_vec import KlondikeVecEnv
+
+    def run(envs):
+        envs.seed(11)
+        obs = envs.reset()
+        rng = np.random.default_rng(1)
+        out = [obs]
+        for _ in range(30):
+            out.append(envs.step(random_actions(envs.batch.masks, rng))[0])
+        return np.stack(out)
+
+    assert np.array_equal(run(KlondikeVecEnv(3)), run(KlondikeVecEnv(3)))
+    clone = pickle.loads(pickle.dumps(KlondikeVecEnv(3)))
+    assert clone.reset().shape == (3, 745)
+
+
+@pytest.mark.slow
+def test_maskable_ppo_trains_on_the_vecenv():
+    from sb3_contrib import MaskablePPO
+
+    from klondike_env.sb3_vec import KlondikeVecEnv
+
+    envs = KlondikeVecEnv(n_envs=8, seed=0, max_episode_steps=200)
+    model = MaskablePPO("MlpPolicy", envs, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu")
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    action, _ = model.predict(envs.reset(), action_masks=envs.action_masks())
+    assert all(envs.batch.masks[row, a] for row, a in enumerate(action))
