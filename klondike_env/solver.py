@@ -1,0 +1,602 @@
+"""An exact solver for Thoughtful Klondike (every card known), on the compiled rules core.
+
+``solve(game_or_deck)`` decides whether a position can be won and, when it can, returns the
+env action ids (draws and recycles included) that win it from that position.
+
+The search
+----------
+Depth-first search over positions, with a transposition table of every position already
+expanded. Every rule is applied through :mod:`klondike_env.core` (``legal``-style checks
+``fits_foundation``/``fits_column``/``run_start`` and ``apply_action``); this module only
+chooses which moves to try and in what order.
+
+* **Talon macro moves.** Draws and recycles only move the waste boundary and commute with
+  every tableau and foundation move, so a winning line can always be reordered to draw just
+  before it plays from the waste. One search move therefore plays any talon card that
+  draws (and at most one recycle -- after a recycle the reachable tops are the same set
+  whatever came before) can bring to the waste top, and records those draws. When a top can be
+  reached with or without a recycle the search takes the way without: with limited passes a
+  position with more passes left wins whenever the other does (every line legal from it is
+  legal with an extra pass in hand), and with unlimited passes the two are the same position.
+* **Transposition table** keyed on an exact canonical encoding (no hashing of the key itself):
+  a column that still has face-down cards keeps its index (those cards never move, so the
+  index names them); the columns without face-down cards are interchangeable and are sorted.
+  A column is (face-down count, head of its face-up run, run length); the talon is the set of
+  the root's talon cards still there (its order never changes) plus the waste boundary; then
+  the foundation heights, and the recycle count only when passes are limited (with unlimited
+  passes it cannot change what is possible). Depth-first search with a global visited set is
+  complete for reachability, so an exhaustive search that finds no win proves the position
+  lost. The table is bounded: when it is full the answer is ``UNKNOWN``, never a crash.
+* **Safe foundation auto-play** (the only pruning that is not a pure symmetry). A tableau
+  card ``x`` of rank ``r`` that fits its foundation is played there at once when both
+  foundations of the other colour are at least ``r - 1`` high and the other foundation of
+  ``x``'s colour is at least ``r - 2`` high. Proof that this never loses a win: call *low* the
+  cards ``x``, every other-colour card of rank ``<= r - 1`` and every same-colour card of rank
+  ``<= r - 2`` (all on foundations after the move). Only a low card can ever be placed on a low
+  card, so low cards in the tableau always form the tails of columns. Take any winning line
+  ``L`` from the position before the move and map each of its positions to "the same, with
+  every low tableau card on its foundation (and a column's new last card face up)". Every move
+  of ``L`` that moves a low card maps to no move; every other move of ``L`` maps to the same
+  move, still legal: its destination is never a low card, the talon is identical (low cards are
+  never in the talon), and a non-low foundation top or next foundation card is unchanged. The
+  mapped line ends with every card home, so the position after the auto-play is won too, by a
+  line no longer. The rule is applied only to tableau cards: removing a waste card shifts the
+  draw-3 groups, so a waste card to its foundation stays an ordinary (first-tried) move.
+* **Symmetries skipped** (each yields a position equal to one already generated): of several
+  empty columns only the first is a destination, and a whole column without face-down cards is
+  never moved onto an empty column (a column permutation).
+
+Foundation-to-tableau moves ("worrying back") are kept: Blake & Gent (JAIR) show the
+Klondike-Solver rule that forbids them right after a foundation move gives wrong "unwinnable"
+verdicts. Nothing else is pruned.
+
+Budgets: ``node_limit`` (positions expanded), ``time_limit`` (seconds, checked between chunks
+of search) and ``memory_limit_mb`` (the table size). A search stopped by any of them, or by the
+depth cap of the stack, answers ``UNKNOWN``; ``UNSOLVABLE`` means the search was exhaustive.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from klondike_env import core
+from klondike_env.cards import check_deal, deal_deck, parse_deck
+from klondike_env.core import (
+    COLUMN_DOWN,
+    COLUMN_LENGTH,
+    COLUMN_SLOTS,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    FOUNDATION,
+    FOUNDATION_TO_COLUMN,
+    NUM_COLUMNS,
+    NUM_RANKS,
+    NUM_SUITS,
+    RECYCLE,
+    RECYCLES,
+    RULE_DRAW_COUNT,
+    RULE_FOUNDATION_TO_TABLEAU,
+    RULE_MAX_PASSES,
+    STATE_SIZE,
+    TABLEAU,
+    TALON,
+    TALON_LENGTH,
+    WASTE_LENGTH,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+)
+from klondike_env.rules import Rules
+
+DEFAULT_MEMORY_MB = 512
+MAX_DEPTH = 2000  # search moves on one line; deeper lines are cut (and the answer is UNKNOWN)
+MAX_MOVES = 192  # moves generated at one position (at most ~150 are possible)
+KEY_WORDS = 3
+ENTRY_BYTES = KEY_WORDS * 8 + 4  # key words + epoch stamp
+MAX_FILL = 0.75  # table load at which the search stops with UNKNOWN (memory)
+
+# A search move packs the env action with the draws (and recycle) that bring its card up.
+_ACTION_MASK = 127
+_BEFORE_SHIFT = 7
+_RECYCLE_SHIFT = 12
+_AFTER_SHIFT = 13
+_COUNT_MASK = 31
+
+# ctrl array of a running search
+_DEPTH, _NODES, _RESULT, _ENTRIES, _CUT = 0, 1, 2, 3, 4
+_RUNNING, _WON, _EXHAUSTED, _FULL = 0, 1, 2, 3
+
+
+class SolveStatus(str, enum.Enum):
+    SOLVED = "SOLVED"
+    UNSOLVABLE = "UNSOLVABLE"
+    UNKNOWN = "UNKNOWN"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class SolveResult:
+    """The verdict on one position.
+
+    ``actions`` (only when SOLVED) replay with ``Game.step`` from the solved position to a
+    win. ``stopped_by`` names the budget that ran out (``"nodes"``, ``"time"``, ``"memory"``,
+    ``"depth"``) when the status is UNKNOWN, else ``None``. ``table_mb`` is the memory the
+    transposition table's used entries take (the peak, since entries are never freed).
+    """
+
+    status: SolveStatus
+    actions: list[int] = field(default_factory=list)
+    nodes: int = 0
+    seconds: float = 0.0
+    stopped_by: str | None = None
+    table_mb: float = 0.0
+
+
+class SolverInputError(ValueError):
+    """A bad argument to :func:`solve`."""
+
+
+# --- compiled search ------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _safe_to_foundation(state, card):
+    """The auto-play rule proved in the module docstring (clubs/spades = suits 0/3)."""
+    rank = card % NUM_RANKS + 1
+    suit = card // NUM_RANKS
+    if suit == 1 or suit == 2:
+        other_low = min(state[FOUNDATION + 0], state[FOUNDATION + 3])
+    else:
+        other_low = min(state[FOUNDATION + 1], state[FOUNDATION + 2])
+    return other_low >= rank - 1 and state[FOUNDATION + 3 - suit] >= rank - 2
+
+
+@njit(cache=True, inline="always")
+def _play(state, rules, action, out, count):
+    """Apply one env action through the core; append it to ``out`` (when it has room)."""
+    core.apply_action(state, rules, action)
+    if count < out.shape[0]:
+        out[count] = action
+    return count + 1
+
+
+@njit(cache=True)
+def _auto_play(state, rules, out, count):
+    """Play every safe tableau card to its foundation; append the actions to ``out``."""
+    moved = True
+    while moved:
+        moved = False
+        for col in range(NUM_COLUMNS):
+            card = core.column_top(state, col)
+            if card >= 0 and core.fits_foundation(state, card) and _safe_to_foundation(state, card):
+                count = _play(state, rules, COLUMN_TO_FOUNDATION + col, out, count)
+                moved = True
+    return count
+
+
+@njit(cache=True)
+def _apply_move(state, rules, move, out, count):
+    """Play one search move (its draws, recycle and card move); append the actions to ``out``."""
+    for _ in range((move >> _BEFORE_SHIFT) & _COUNT_MASK):
+        count = _play(state, rules, DRAW, out, count)
+    if (move >> _RECYCLE_SHIFT) & 1:
+        count = _play(state, rules, RECYCLE, out, count)
+    for _ in range((move >> _AFTER_SHIFT) & _COUNT_MASK):
+        count = _play(state, rules, DRAW, out, count)
+    return _play(state, rules, move & _ACTION_MASK, out, count)
+
+
+@njit(cache=True, inline="always")
+def _add_move(moves, scores, count, move, score):
+    """Insert keeping ``scores`` descending (stable: equal scores keep generation order)."""
+    i = count
+    while i > 0 and scores[i - 1] < score:
+        moves[i] = moves[i - 1]
+        scores[i] = scores[i - 1]
+        i -= 1
+    moves[i] = move
+    scores[i] = score
+    return count + 1
+
+
+@njit(cache=True)
+def _generate_moves(state, rules, moves, scores):
+    """All search moves at ``state``, best first. Returns how many."""
+    count = 0
+    first_empty = -1
+    for col in range(NUM_COLUMNS):
+        if state[COLUMN_LENGTH + col] == 0:
+            first_empty = col
+            break
+    # tableau -> foundation (the safe ones were auto-played already)
+    for col in range(NUM_COLUMNS):
+        card = core.column_top(state, col)
+        if card >= 0 and core.fits_foundation(state, card):
+            count = _add_move(moves, scores, count, COLUMN_TO_FOUNDATION + col, 900)
+    # tableau -> tableau
+    for source in range(NUM_COLUMNS):
+        length = state[COLUMN_LENGTH + source]
+        if length == 0:
+            continue
+        down = state[COLUMN_DOWN + source]
+        for dest in range(NUM_COLUMNS):
+            if dest == source:
+                continue
+            dest_empty = state[COLUMN_LENGTH + dest] == 0
+            if dest_empty and dest != first_empty:
+                continue
+            start = core.run_start(state, rules, source, dest)
+            if start < 0:
+                continue
+            if start == 0 and dest_empty:
+                continue  # a whole column onto an empty one: a column permutation
+            if start == down and down > 0:
+                score = 700 + 10 * down  # turns a card up; deeper columns first
+            elif start == 0:
+                score = 450  # empties a column
+            else:
+                score = 200  # splits a run
+            count = _add_move(moves, scores, count, core.column_action(source, dest), score)
+    # talon cards reachable by draws (and at most one recycle)
+    talon_length = state[TALON_LENGTH]
+    if talon_length > 0:
+        draw_count = rules[RULE_DRAW_COUNT]
+        reached = np.zeros(core.TALON_SLOTS + 1, np.uint8)
+        boundary = state[WASTE_LENGTH]
+        draws = 0
+        while True:
+            if boundary > 0 and reached[boundary] == 0:
+                reached[boundary] = 1
+                count = _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty,
+                                         draws << _BEFORE_SHIFT, draws)
+            if boundary >= talon_length:
+                break
+            boundary = min(boundary + draw_count, talon_length)
+            draws += 1
+        if core.recycle_allowed(state, rules):
+            boundary = 0
+            after = 0
+            while boundary < talon_length:
+                boundary = min(boundary + draw_count, talon_length)
+                after += 1
+                if reached[boundary] == 0:
+                    reached[boundary] = 1
+                    recipe = (draws << _BEFORE_SHIFT) | (1 << _RECYCLE_SHIFT) | (after << _AFTER_SHIFT)
+                    count = _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty,
+                                             recipe, draws + 1 + after)
+    # foundation -> tableau ("worrying back")
+    if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
+        for suit in range(NUM_SUITS):
+            height = state[FOUNDATION + suit]
+            if height == 0:
+                continue
+            card = NUM_RANKS * suit + height - 1
+            for col in range(NUM_COLUMNS):
+                if state[COLUMN_LENGTH + col] == 0 and col != first_empty:
+                    continue
+                if core.fits_column(state, rules, card, col):
+                    count = _add_move(moves, scores, count, FOUNDATION_TO_COLUMN + NUM_COLUMNS * suit + col, 100)
+    return count
+
+
+@njit(cache=True)
+def _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, recipe, cost):
+    """Moves of the talon card that ``recipe``'s draws bring to the waste top (boundary)."""
+    card = state[TALON + boundary - 1]
+    if core.fits_foundation(state, card):
+        count = _add_move(moves, scores, count, recipe | WASTE_TO_FOUNDATION, 850 - cost)
+    for col in range(NUM_COLUMNS):
+        if state[COLUMN_LENGTH + col] == 0 and col != first_empty:
+            continue
+        if core.fits_column(state, rules, card, col):
+            count = _add_move(moves, scores, count, recipe | (WASTE_TO_COLUMN + col), 600 - cost)
+    return count
+
+
+@njit(cache=True)
+def _position_key(state, talon_index, limited, key):
+    """The exact canonical key (module docstring) in ``key[0:3]``."""
+    values = np.empty(NUM_COLUMNS, np.int64)
+    free = np.empty(NUM_COLUMNS, np.int64)
+    free_count = 0
+    for col in range(NUM_COLUMNS):
+        length = state[COLUMN_LENGTH + col]
+        down = state[COLUMN_DOWN + col]
+        value = 0
+        if length > 0:
+            head = state[TABLEAU + COLUMN_SLOTS * col + down]
+            value = (down << 10) | ((head + 1) << 4) | (length - down)
+        values[col] = value
+        if down == 0:
+            # insertion sort of the interchangeable columns
+            i = free_count
+            while i > 0 and free[i - 1] > value:
+                free[i] = free[i - 1]
+                i -= 1
+            free[i] = value
+            free_count += 1
+    slot = 0
+    for col in range(NUM_COLUMNS):
+        if state[COLUMN_DOWN + col] == 0:
+            values[col] = free[slot]
+            slot += 1
+    # word 0: columns 0-3 (13 bits each), two foundations; word 1: columns 4-6, two
+    # foundations, the waste boundary; word 2: the talon cards left, the recycles
+    word0 = values[0] | (values[1] << 13) | (values[2] << 26) | (values[3] << 39)
+    word0 |= (np.int64(state[FOUNDATION]) << 52) | (np.int64(state[FOUNDATION + 1]) << 56)
+    word1 = values[4] | (values[5] << 13) | (values[6] << 26)
+    word1 |= (np.int64(state[FOUNDATION + 2]) << 39) | (np.int64(state[FOUNDATION + 3]) << 43)
+    word1 |= np.int64(state[WASTE_LENGTH]) << 47
+    word2 = np.int64(0)
+    for i in range(state[TALON_LENGTH]):
+        word2 |= np.int64(1) << talon_index[state[TALON + i]]
+    if limited:
+        word2 |= np.int64(state[RECYCLES]) << 24
+    key[0] = word0
+    key[1] = word1
+    key[2] = word2
+
+
+@njit(cache=True, inline="always")
+def _mix(key):
+    h = np.uint64(key[0]) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= np.uint64(key[1]) + np.uint64(0xBF58476D1CE4E5B9) + (h << np.uint64(6)) + (h >> np.uint64(2))
+    h ^= np.uint64(key[2]) + np.uint64(0x94D049BB133111EB) + (h << np.uint64(6)) + (h >> np.uint64(2))
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0xD6E8FEB86659FD93)
+    h ^= h >> np.uint64(32)
+    return h
+
+
+@njit(cache=True)
+def _table_insert(table, stamps, epoch, key):
+    """1 if ``key`` was new (now stored), 0 if present, -1 if no free slot was found."""
+    mask = np.uint64(table.shape[0] - 1)
+    index = _mix(key) & mask
+    for _ in range(table.shape[0]):
+        slot = np.int64(index)
+        if stamps[slot] != epoch:
+            stamps[slot] = epoch
+            table[slot, 0] = key[0]
+            table[slot, 1] = key[1]
+            table[slot, 2] = key[2]
+            return 1
+        if table[slot, 0] == key[0] and table[slot, 1] == key[1] and table[slot, 2] == key[2]:
+            return 0
+        index = (index + np.uint64(1)) & mask
+    return -1
+
+
+@njit(cache=True)
+def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
+           table, stamps, epoch, auto_out):
+    """Set up a search from ``root`` (root auto-play recorded in ``auto_out``). Returns its count."""
+    state = states[0]
+    state[:] = root
+    auto_count = _auto_play(state, rules, auto_out, 0)
+    ctrl[:] = 0
+    if core.is_won(state):
+        ctrl[_RESULT] = _WON
+        return auto_count
+    key = np.empty(KEY_WORDS, np.int64)
+    _position_key(state, talon_index, limited, key)
+    _table_insert(table, stamps, epoch, key)
+    ctrl[_ENTRIES] = 1
+    ctrl[_NODES] = 1
+    move_counts[0] = _generate_moves(state, rules, moves[0], scores[0])
+    move_next[0] = 0
+    return auto_count
+
+
+@njit(cache=True)
+def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
+            table, stamps, epoch, node_stop, entry_stop):
+    """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
+    key = np.empty(KEY_WORDS, np.int64)
+    no_record = np.empty(0, np.int32)
+    max_depth = states.shape[0]
+    depth = ctrl[_DEPTH]
+    nodes = ctrl[_NODES]
+    entries = ctrl[_ENTRIES]
+    while True:
+        if depth < 0:
+            ctrl[_RESULT] = _EXHAUSTED
+            break
+        if nodes >= node_stop:
+            break
+        index = move_next[depth]
+        if index >= move_counts[depth]:
+            depth -= 1
+            continue
+        move_next[depth] = index + 1
+        if depth + 1 >= max_depth:
+            ctrl[_CUT] = 1
+            continue
+        child = states[depth + 1]
+        child[:] = states[depth]
+        _apply_move(child, rules, moves[depth, index], no_record, 0)
+        _auto_play(child, rules, no_record, 0)
+        if core.is_won(child):
+            depth += 1
+            ctrl[_RESULT] = _WON
+            break
+        if entries >= entry_stop:
+            ctrl[_RESULT] = _FULL
+            break
+        _position_key(child, talon_index, limited, key)
+        inserted = _table_insert(table, stamps, epoch, key)
+        if inserted < 0:
+            ctrl[_RESULT] = _FULL
+            break
+        if inserted == 0:
+            continue
+        entries += 1
+        nodes += 1
+        depth += 1
+        move_counts[depth] = _generate_moves(child, rules, moves[depth], scores[depth])
+        move_next[depth] = 0
+    ctrl[_DEPTH] = depth
+    ctrl[_NODES] = nodes
+    ctrl[_ENTRIES] = entries
+
+
+@njit(cache=True)
+def _solution(root, rules, moves, move_next, depth, out):
+    """Expand the winning line (moves chosen on depths ``0..depth-1``) into env actions."""
+    state = root.copy()
+    count = _auto_play(state, rules, out, 0)
+    for level in range(depth):
+        count = _apply_move(state, rules, moves[level, move_next[level] - 1], out, count)
+        count = _auto_play(state, rules, out, count)
+    return count
+
+
+# --- Python interface ------------------------------------------------------------
+class _Table:
+    """A transposition table kept between calls; an epoch stamp empties it in O(1)."""
+
+    def __init__(self, capacity: int):
+        self.keys = np.zeros((capacity, KEY_WORDS), np.int64)
+        self.stamps = np.zeros(capacity, np.uint32)
+        self.epoch = 0
+
+    def next_epoch(self) -> int:
+        self.epoch += 1
+        if self.epoch >= 2**32 - 1:
+            self.stamps[:] = 0
+            self.epoch = 1
+        return self.epoch
+
+
+_tables: dict[int, _Table] = {}
+
+
+def _table_for(capacity: int) -> _Table:
+    table = _tables.get(capacity)
+    if table is None:
+        if len(_tables) >= 2:  # keep memory bounded across calls with different budgets
+            _tables.pop(next(iter(_tables)))
+        table = _tables[capacity] = _Table(capacity)
+    return table
+
+
+def _check_limit(name: str, value, integer: bool):
+    if value is None:
+        return None
+    kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, kinds) or not value > 0:
+        what = "a positive integer" if integer else "a positive number of seconds"
+        raise SolverInputError(f"bad {name}={value!r}: expected {what} or None")
+    return value
+
+
+def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules]:
+    from klondike_env.game import Game
+
+    if rules is not None and not isinstance(rules, Rules):
+        raise SolverInputError(f"bad rules {rules!r}: expected a klondike_env.Rules or None")
+    if isinstance(game_or_deck, Game):
+        return game_or_deck._state.copy(), game_or_deck.rules if rules is None else rules
+    if isinstance(game_or_deck, (int, np.integer)) and not isinstance(game_or_deck, (bool, np.bool_)):
+        deck = deal_deck(check_deal(game_or_deck))
+    else:
+        deck = parse_deck(game_or_deck)
+    state = np.empty(STATE_SIZE, np.int32)
+    core.init_state(np.asarray(deck, np.int32), state)
+    return state, Rules() if rules is None else rules
+
+
+def solve(
+    game_or_deck,
+    rules: Rules | None = None,
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    memory_limit_mb: float = DEFAULT_MEMORY_MB,
+) -> SolveResult:
+    """Decide a Thoughtful Klondike position and find a winning line.
+
+    ``game_or_deck`` is a :class:`~klondike_env.Game` (solved from its current position, with
+    its own rules unless ``rules`` is given), a deal number, or a deck in any form
+    :func:`~klondike_env.parse_deck` accepts (solved from its opening). Budgets: ``time_limit``
+    seconds, ``node_limit`` positions expanded, ``memory_limit_mb`` for the transposition
+    table; when one runs out the status is ``UNKNOWN`` and ``stopped_by`` names it.
+    """
+    started = time.perf_counter()
+    time_limit = _check_limit("time_limit", time_limit, integer=False)
+    node_limit = _check_limit("node_limit", node_limit, integer=True)
+    _check_limit("memory_limit_mb", memory_limit_mb, integer=False)
+    root, rules = _root_position(game_or_deck, rules)
+    rules_array = rules.as_array()
+    limited = rules_array[RULE_MAX_PASSES] > 0
+
+    # table: a power of two, at most the memory limit, no larger than the node budget needs
+    capacity = 1 << max(10, int(np.log2(max(memory_limit_mb, 0.001) * 2**20 / ENTRY_BYTES)))
+    if capacity * ENTRY_BYTES > memory_limit_mb * 2**20:
+        capacity >>= 1
+    if capacity < 1024:
+        raise SolverInputError(f"bad memory_limit_mb={memory_limit_mb!r}: at least 0.03 MB is needed")
+    if node_limit is not None:
+        capacity = min(capacity, 1 << max(10, int(np.ceil(np.log2(node_limit / MAX_FILL + 1)))))
+    entry_stop = int(capacity * MAX_FILL)
+    table = _table_for(capacity)
+    epoch = np.uint32(table.next_epoch())
+
+    talon_index = np.full(core.NUM_CARDS, -1, np.int32)
+    for i in range(int(root[TALON_LENGTH])):
+        talon_index[root[TALON + i]] = i
+    states = np.empty((MAX_DEPTH, STATE_SIZE), np.int32)
+    moves = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
+    scores = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
+    move_counts = np.zeros(MAX_DEPTH, np.int32)
+    move_next = np.zeros(MAX_DEPTH, np.int32)
+    ctrl = np.zeros(5, np.int64)
+    auto_out = np.empty(core.NUM_CARDS, np.int32)
+    _start(root, rules_array, states, moves, scores, move_counts, move_next, ctrl, talon_index,
+           limited, table.keys, table.stamps, epoch, auto_out)
+
+    chunk = 4096
+    stopped_by = None
+    while ctrl[_RESULT] == _RUNNING:
+        node_stop = ctrl[_NODES] + chunk
+        if node_limit is not None:
+            node_stop = min(node_stop, node_limit)
+        _search(rules_array, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
+                table.keys, table.stamps, epoch, node_stop, entry_stop)
+        if ctrl[_RESULT] != _RUNNING:
+            break
+        if node_limit is not None and ctrl[_NODES] >= node_limit:
+            stopped_by = "nodes"
+            break
+        if time_limit is not None and time.perf_counter() - started >= time_limit:
+            stopped_by = "time"
+            break
+        chunk = min(chunk * 2, 1 << 18)
+
+    result = int(ctrl[_RESULT])
+    actions: list[int] = []
+    if result == _WON:
+        out = np.empty(8 * MAX_DEPTH + 64, np.int32)
+        count = _solution(root, rules_array, moves, move_next, int(ctrl[_DEPTH]), out)
+        actions = [int(a) for a in out[:count]]
+        status = SolveStatus.SOLVED
+    elif result == _EXHAUSTED and not ctrl[_CUT]:
+        status = SolveStatus.UNSOLVABLE
+    else:
+        status = SolveStatus.UNKNOWN
+        if result == _FULL:
+            stopped_by = "memory"
+        elif result == _EXHAUSTED:
+            stopped_by = "depth"
+    return SolveResult(
+        status=status,
+        actions=actions,
+        nodes=int(ctrl[_NODES]),
+        seconds=time.perf_counter() - started,
+        stopped_by=stopped_by,
+        table_mb=int(ctrl[_ENTRIES]) * ENTRY_BYTES / 2**20,
+    )
