@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from klondike_env import Game, Rules, parse_card
+from klondike_env import Game, Rules, core, parse_card
 
 
 def deck_position(row: int, col: int) -> int:
@@ -40,14 +40,37 @@ def position(columns: dict | None = None, stock=(), rules: Rules | None = None, 
     return Game.from_deck(build_deck(columns, stock), rules if rules is not None else Rules(**options))
 
 
-def random_playout(game: Game, rng: np.random.Generator, max_moves: int, card_move_bias: float = 0.8):
-    """Play random legal actions, preferring card moves (so games get deep), yielding each action."""
+def _makes_progress(game: Game, action: int) -> bool:
+    """A move to a foundation, from the waste, or one that turns a face-down card up."""
+    if action == 2 or 3 <= action < 17:
+        return True
+    if 17 <= action < 59:
+        source = (action - 17) // 6
+        dest = int(core.column_action_dest(source, (action - 17) % 6))
+        down = int(game._state[core.COLUMN_DOWN + source])
+        return down > 0 and core.run_start(game._state, game._rules_array, source, dest) == down
+    return False
+
+
+def random_playout(game: Game, rng: np.random.Generator, max_moves: int):
+    """Play random legal actions, yielding each one.
+
+    Progress (cards home, waste cards played, face-down cards uncovered) is
+    preferred so games get deep -- empty columns, kings moving, foundations high
+    -- instead of cycling the stock; every legal action keeps some chance.
+    """
     for _ in range(max_moves):
         legal = game.legal_actions()
         if not legal:
             return
-        card_moves = [a for a in legal if a > 1]
-        choices = card_moves if card_moves and rng.random() < card_move_bias else legal
+        roll = rng.random()
+        progress = [a for a in legal if _makes_progress(game, a)]
+        if progress and roll < 0.8:
+            choices = progress
+        elif roll < 0.9:
+            choices = [a for a in legal if a < 59] or legal  # foundation cards come back rarely
+        else:
+            choices = legal
         action = choices[int(rng.integers(len(choices)))]
         game.step(action)
         yield action

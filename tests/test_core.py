@@ -448,7 +448,7 @@ def _random_games(count, seed, max_moves):
 
 def test_property_cards_once_and_face_up_runs_valid():
     positions = 0
-    for game, playout in _random_games(800, seed=11, max_moves=150):
+    for game, playout in _random_games(600, seed=11, max_moves=250):
         _check_invariants(game)
         for _ in playout:
             _check_invariants(game)
@@ -458,7 +458,7 @@ def test_property_cards_once_and_face_up_runs_valid():
 
 def test_property_legal_actions_are_exactly_the_accepted_steps():
     checked = 0
-    for game, playout in _random_games(120, seed=12, max_moves=150):
+    for game, playout in _random_games(100, seed=12, max_moves=250):
         for step_index, _ in enumerate(playout):
             if step_index % 5:
                 continue
@@ -480,7 +480,7 @@ def test_property_legal_actions_are_exactly_the_accepted_steps():
 
 def test_property_is_dead_agrees_with_brute_force_search():
     checked = dead = 0
-    for game, playout in _random_games(400, seed=13, max_moves=200):
+    for game, playout in _random_games(600, seed=13, max_moves=250):
         for step_index, _ in enumerate(playout):
             if step_index % 4 and not game.is_dead:
                 continue
