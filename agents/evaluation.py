@@ -183,8 +183,11 @@ def load_verdicts(path: Path) -> dict[int, str]:
         return {int(row["deal"]): row["status"].strip().lower() for row in csv.DictReader(handle)}
 
 
-def summarize(records: list[GameRecord], rules: Rules) -> dict:
-    """The summary metrics of one run (see BENCHMARK.md)."""
+def summarize(records: list[GameRecord], rules: Rules, verdicts: Path | None = None) -> dict:
+    """The summary metrics of one run (see BENCHMARK.md).
+
+    ``verdicts`` is the solver's verdict CSV (default: the one for ``rules``, when present).
+    """
     games = len(records)
     wins = sum(record.won for record in records)
     low, high = wilson_interval(wins, games)
@@ -204,14 +207,14 @@ def summarize(records: list[GameRecord], rules: Rules) -> dict:
         "endings": endings,
         "winnable": None,
     }
-    path = verdict_file(rules)
+    path = verdicts if verdicts is not None else verdict_file(rules)
     if path is not None:
         verdicts = load_verdicts(path)
         judged = [r for r in records if r.deal in verdicts and verdicts[r.deal] != "unknown"]
         winnable = [r for r in judged if verdicts[r.deal] == "solved"]
         won_winnable = sum(r.won for r in winnable)
         summary["winnable"] = {
-            "verdict_file": str(path.relative_to(SEED_DIR.parents[1])),
+            "verdict_file": _display_path(path),
             "deals_with_verdict": len(judged),
             "deals_unknown": games - len(judged),
             "winnable_deals": len(winnable),
@@ -220,6 +223,14 @@ def summarize(records: list[GameRecord], rules: Rules) -> dict:
             "win_rate_on_winnable_ci95": list(wilson_interval(won_winnable, len(winnable))) if winnable else None,
         }
     return summary
+
+
+def _display_path(path: Path) -> str:
+    """``path`` relative to the project root when it lies inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(SEED_DIR.parents[1]))
+    except ValueError:
+        return str(path)
 
 
 # --- files ---------------------------------------------------------------------------

@@ -72,7 +72,7 @@ class PolicyAgent(Agent):
 
     def act(self, view: PlayerView) -> int:
         observation = view.observe(self.mode)
-        action, _ = self.model.predict(observation, action_masks=np.asarray(view.legal_mask), deterministic=self.deterministic)
+        action, _ = self.model.predict(observation, action_masks=view.legal_mask.copy(), deterministic=self.deterministic)
         return int(action)
 
 

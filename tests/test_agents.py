@@ -1,0 +1,138 @@
+"""Every agent plays legal moves only and finishes its games; the registry names what is allowed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents import RESIGN, make_agent
+from agents.base import AgentOptionError, DealInfo, PlayerView
+from agents.evaluation import play_deals, play_game
+from agents.greedy import is_safe_to_foundation
+from klondike_env import Game, Rules, parse_card
+
+ENDINGS = {"won", "dead", "resigned", "move limit"}
+FAST_AGENTS = ["random", "greedy", "determinized:samples=3,nodes=2000", "oracle:nodes=50000"]
+
+
+@pytest.mark.parametrize("spec", FAST_AGENTS)
+@pytest.mark.parametrize("draw", [3, 1])
+def test_agent_plays_legal_moves_and_finishes(spec, draw):
+    """play_game raises AgentError on any illegal action, so finishing proves legality."""
+    agent = make_agent(spec)
+    rules = Rules(draw_count=draw)
+    for deal in (1, 2, 3):
+        record = play_game(agent, deal, rules, seed=deal, max_moves=400)
+        assert record.ending in ENDINGS
+        assert record.moves <= 400
+        assert record.won == (record.foundation_cards == 52)
+
+
+def test_agents_only_return_legal_actions_or_resign():
+    rules = Rules()
+    for spec in FAST_AGENTS[:3]:
+        agent = make_agent(spec)
+        agent.reset(DealInfo(seed=0, rules=rules))
+        game = Game.new(5)
+        if agent.sees_hidden_cards:
+            agent.reveal(game.copy())
+        for _ in range(60):
+            view = PlayerView(game)
+            action = agent.act(view)
+            if action == RESIGN:
+                break
+            assert action in view.legal_actions
+            game.step(action)
+
+
+def test_greedy_beats_random_on_a_fixed_set():
+    deals = list(range(1, 41))
+    greedy = play_deals("greedy", deals, Rules(), progress=False)
+    random = play_deals("random", deals, Rules(), progress=False, max_moves=300)
+    assert sum(r.won for r in greedy) > sum(r.won for r in random)
+    assert np.mean([r.foundation_cards for r in greedy]) > np.mean([r.foundation_cards for r in random])
+
+
+def test_greedy_safe_foundation_rule():
+    empty = (0, 0, 0, 0)
+    assert is_safe_to_foundation(parse_card("2H"), empty)
+    assert not is_safe_to_foundation(parse_card("5H"), (3, 4, 4, 3))  # 4C, 4S still out
+    assert is_safe_to_foundation(parse_card("5H"), (4, 4, 4, 4))
+
+
+def test_oracle_wins_a_solvable_deal_and_is_marked():
+    from klondike_env.solver import SolveStatus, solve
+
+    deal = next(d for d in range(1, 30) if solve(Game.new(d), node_limit=50_000).status == SolveStatus.SOLVED)
+    oracle = make_agent("oracle:nodes=50000")
+    assert oracle.sees_hidden_cards
+    assert play_game(oracle, deal, Rules(), seed=0).won
+    assert not any(make_agent(spec).sees_hidden_cards for spec in ("random", "greedy", "determinized"))
+
+
+def test_determinized_is_reproducible_for_a_seed():
+    first = play_deals("determinized:samples=3,nodes=2000", [2, 3], Rules(), seed=5, progress=False)
+    second = play_deals("determinized:samples=3,nodes=2000", [2, 3], Rules(), seed=5, progress=False)
+    assert [(r.won, r.moves, r.foundation_cards) for r in first] == [(r.won, r.moves, r.foundation_cards) for r in second]
+
+
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy"),
+        ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
+        ("determinized:sample=2", "allowed options are budget, keep, nodes, samples"),
+        ("determinized:samples=many", "bad value 'many' for option 'samples'"),
+        ("determinized:samples=0", "must be >= 1"),
+        ("determinized:samples", "expected key=value"),
+        ("policy", "needs path=MODEL.zip"),
+        ("policy:path=no/such/model.zip", "model file 'no/such/model.zip' not found"),
+    ],
+)
+def test_registry_errors_name_what_is_allowed(spec, message):
+    with pytest.raises(AgentOptionError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        make_agent(spec)
+
+
+def test_make_agent_parses_options():
+    agent = make_agent("determinized:samples=4,nodes=500,budget=0.5")
+    assert (agent.samples, agent.nodes, agent.budget) == (4, 500, 0.5)
+    assert agent.label == "determinized:samples=4,nodes=500,budget=0.5"
+
+
+def test_importing_agents_loads_no_torch():
+    code = "import sys, agents, agents.evaluation; sys.exit('torch' in sys.modules or 'stable_baselines3' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """An untrained MaskablePPO saved the way a training run saves it, with its config.yaml."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from klondike_env.env import KlondikeEnv
+
+    run = tmp_path_factory.mktemp("run")
+    env = KlondikeEnv(observation="visible", draw_count=3)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, policy_kwargs={"net_arch": [16]}, seed=0)
+    model.save(run / "model.zip")
+    (run / "config.yaml").write_text("name: tiny\nenv:\n  observation: visible\n  draw_count: 3\n")
+    return run
+
+
+def test_policy_agent_plays_legal_moves(tiny_model):
+    agent = make_agent(f"policy:path={tiny_model / 'model.zip'}")
+    assert agent.mode == "visible"  # read from the run's config.yaml
+    record = play_game(agent, 1, Rules(), seed=0, max_moves=100)
+    assert record.ending in ENDINGS and record.moves <= 100
+
+
+def test_policy_agent_refuses_full_observations(tiny_model, tmp_path):
+    (tmp_path / "model.zip").write_bytes((tiny_model / "model.zip").read_bytes())
+    (tmp_path / "config.yaml").write_text("env:\n  observation: full\n")
+    with pytest.raises(AgentOptionError, match="hidden cards"):
+        make_agent(f"policy:path={tmp_path / 'model.zip'}")

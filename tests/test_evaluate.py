@@ -1,0 +1,166 @@
+"""The evaluation harness: seed sets, reproducibility across workers, statistics, files, errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.evaluation import (
+    GameRecord,
+    SeedSetError,
+    deal_seed,
+    load_seed_set,
+    play_deals,
+    summarize,
+    wilson_interval,
+)
+from klondike_env import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _outcomes(records):
+    return [(r.deal, r.won, r.moves, r.foundation_cards, r.ending) for r in records]
+
+
+@pytest.mark.parametrize("spec,deals", [
+    ("random", [3, 1, 4, 15, 9, 2]),
+    ("greedy", [3, 1, 4, 15, 9, 2]),
+    ("determinized:samples=2,nodes=1000", [3, 1, 4]),
+])
+def test_one_and_two_workers_give_identical_results(spec, deals):
+    single = play_deals(spec, deals, Rules(), seed=7, workers=1, max_moves=150, progress=False)
+    double = play_deals(spec, deals, Rules(), seed=7, workers=2, max_moves=150, progress=False)
+    assert _outcomes(single) == _outcomes(double)
+    assert [r.deal for r in single] == deals
+
+
+def test_the_run_seed_matters_and_deal_seeds_are_stable():
+    deals = list(range(1, 6))
+    a = play_deals("random", deals, Rules(), seed=1, max_moves=100, progress=False)
+    b = play_deals("random", deals, Rules(), seed=2, max_moves=100, progress=False)
+    assert _outcomes(a) != _outcomes(b)
+    assert deal_seed(0, 1) == deal_seed(0, 1) != deal_seed(0, 2)
+
+
+def test_wilson_interval_known_values():
+    # 13 wins in 100: p = 0.13, z = 1.96 gives centre 0.14369 and half-width 0.06612
+    low, high = wilson_interval(13, 100)
+    assert low == pytest.approx(0.07757, abs=1e-5) and high == pytest.approx(0.20980, abs=1e-5)
+    # the textbook edge cases: no wins in 10 -> [0, 0.2775]; all wins -> upper bound 1
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-4)
+    assert wilson_interval(10, 10)[1] == pytest.approx(1.0)
+
+
+def test_wilson_interval_matches_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for wins, games in [(1, 7), (130, 1000), (401, 1000), (999, 1000)]:
+        reference = stats.binomtest(wins, games).proportion_ci(confidence_level=0.95, method="wilson")
+        assert wilson_interval(wins, games) == pytest.approx((reference.low, reference.high), abs=1e-9)
+
+
+def test_seed_sets_by_name_range_and_file(tmp_path):
+    name, deals = load_seed_set("test")
+    assert name == "test" and deals == list(range(1, 1001))
+    assert load_seed_set("dev")[1] == list(range(1, 101))
+    assert load_seed_set("5-8") == ("5-8", [5, 6, 7, 8])
+    assert load_seed_set("42")[1] == [42]
+    seed_file = tmp_path / "mine.txt"
+    seed_file.write_text("# my deals\n7\n\n 3  # a comment\n18446744073709551615\n")
+    assert load_seed_set(str(seed_file))[1] == [7, 3, 2**64 - 1]
+
+
+@pytest.mark.parametrize(
+    "spec,content,message",
+    [
+        ("nothing-here", None, "unknown seed set 'nothing-here'"),
+        ("9-3", None, "the end is below the start"),
+        ("bad.txt", "1\nseven\n", "line 2 is 'seven'"),
+        ("big.txt", "18446744073709551616\n", "line 1"),
+        ("empty.txt", "# nothing\n", "lists no deal numbers"),
+    ],
+)
+def test_bad_seed_sets_are_one_line_errors(tmp_path, spec, content, message):
+    if content is not None:
+        (tmp_path / spec).write_text(content)
+        spec = str(tmp_path / spec)
+    with pytest.raises(SeedSetError, match=message) as error:
+        load_seed_set(spec)
+    assert "\n" not in str(error.value)
+
+
+def test_summary_metrics_and_winnable_rate(tmp_path):
+    records = [
+        GameRecord(1, True, 100, 52, 0.5, "won"),
+        GameRecord(2, False, 40, 10, 0.1, "dead"),
+        GameRecord(3, True, 140, 52, 0.3, "won"),
+        GameRecord(4, False, 20, 3, 0.1, "resigned"),
+    ]
+    verdicts = tmp_path / "verdicts.csv"
+    verdicts.write_text(
+        "deal,status,length,nodes,seconds\n1,SOLVED,90,10,0.1\n2,SOLVED,80,10,0.1\n3,UNKNOWN,0,10,0.1\n4,UNSOLVABLE,0,5,0.1\n"
+    )
+    summary = summarize(records, Rules(), verdicts)
+    assert summary["wins"] == 2 and summary["win_rate"] == 0.5
+    assert summary["win_rate_ci95"] == list(wilson_interval(2, 4))
+    assert summary["mean_foundation_cards"] == pytest.approx(29.25)
+    assert summary["moves_per_win"] == 120
+    assert summary["endings"] == {"won": 2, "dead": 1, "resigned": 1}
+    winnable = summary["winnable"]
+    assert (winnable["winnable_deals"], winnable["wins_on_winnable"], winnable["deals_unknown"]) == (2, 1, 1)
+    assert winnable["win_rate_on_winnable"] == 0.5
+
+
+def _run(script, *args, cwd=ROOT):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_evaluate_script_writes_csv_and_json(tmp_path):
+    result = _run("evaluate.py", "--agent", "greedy", "--seeds", "1-6", "--workers", "1", "--out", str(tmp_path), "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary_path = Path(result.stdout.strip().splitlines()[-1])
+    assert summary_path.is_file() and summary_path.parent == tmp_path
+    summary = json.loads(summary_path.read_text())
+    assert summary["games"] == 6 and summary["agent"] == "greedy" and summary["deals"] == "1-6"
+    with open(summary["csv"]) as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(row["deal"]) for row in rows] == list(range(1, 7))
+    assert set(rows[0]) >= {"deal", "won", "moves", "foundation_cards", "seconds"}
+    assert sum(int(row["won"]) for row in rows) == summary["wins"]
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--agent", "nobody"], "unknown agent 'nobody'"),
+        (["--agent", "greedy:fast=1"], "unknown option 'fast'"),
+        (["--agent", "policy:path=missing.zip"], "model file 'missing.zip' not found"),
+        (["--agent", "greedy", "--seeds", "no-such-set"], "unknown seed set"),
+        (["--agent", "greedy", "--draw", "2"], "draw_count=2"),
+        (["--agent", "greedy", "--workers", "0"], "bad workers"),
+    ],
+)
+def test_evaluate_script_bad_input_is_one_line(args, message, tmp_path):
+    result = _run("evaluate.py", *args, "--out", str(tmp_path), "--quiet")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_compare_script_table_and_chart(tmp_path):
+    for spec in ("random", "greedy"):
+        result = _run("evaluate.py", "--agent", spec, "--seeds", "1-4", "--workers", "1", "--max-moves", "100",
+                      "--out", str(tmp_path), "--quiet")
+        assert result.returncode == 0, result.stderr
+    chart = tmp_path / "chart.png"
+    result = _run("compare.py", *sorted(str(p) for p in tmp_path.glob("*.json")), "--plot", str(chart))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("| agent") and any(line.startswith("| greedy") for line in lines)
+    assert chart.is_file() and chart.read_bytes()[:4] == b"\x89PNG"
+    bad = _run("compare.py", str(tmp_path / "missing.json"))
+    assert bad.returncode == 2 and "missing.json" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,0 +1,109 @@
+"""The player view shows what a player knows and nothing hidden (SPEC.md "Information")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import UNKNOWN, PlayerView
+from klondike_env import Game, Rules
+from klondike_env.core import DRAW, RECYCLE
+
+
+def _played(deal: int, moves: int, seed: int, rules: Rules | None = None) -> Game:
+    """Deal ``deal`` after ``moves`` random legal actions."""
+    game = Game.new(deal, rules)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if game.is_over:
+            break
+        game.step(int(rng.choice(game.legal_actions())))
+    return game
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
+
+
+@pytest.mark.parametrize("deal,moves", [(1, 0), (2, 5), (3, 30), (4, 80), (5, 200)])
+@pytest.mark.parametrize("draw", [3, 1])
+def test_permuting_hidden_cards_leaves_the_view_unchanged(deal, moves, draw):
+    game = _played(deal, moves, seed=deal, rules=Rules(draw_count=draw))
+    view = PlayerView(game)
+    for seed in range(3):
+        other_game = game.sample_world(seed)  # same knowledge, hidden cards elsewhere
+        other = PlayerView(other_game)
+        for name, value in view.public_values().items():
+            assert _equal(value, other.public_values()[name]), name
+        for action in view.legal_actions:
+            assert view.effect(action) == other.effect(action)
+            assert view.action_name(action) == other.action_name(action)
+        assert np.array_equal(view.observe(), other.observe())
+        assert np.array_equal(view.observe("visible"), other.observe("visible"))
+        assert view.matches(other_game) and other.matches(game)
+
+
+def test_sampled_hidden_cards_really_move():
+    """The permutation test above is not vacuous: sampled worlds differ from the truth."""
+    game = Game.new(7)
+    view = PlayerView(game)
+    worlds = [view.sample_world(seed) for seed in range(5)]
+    assert all(view.matches(world) for world in worlds)
+    assert any(world.deck != game.deck for world in worlds)
+    assert all(sorted(world.hidden_cards()) == sorted(view.hidden_cards) for world in worlds)
+
+
+def test_view_values_match_the_game():
+    game = _played(11, 40, seed=3)
+    view = PlayerView(game)
+    assert view.foundations == game.foundations
+    assert view.waste == game.waste
+    assert view.legal_actions == tuple(game.legal_actions())
+    for column, column_view in zip(game.tableau, view.tableau):
+        assert column_view.down == sum(not up for _, up in column)
+        assert column_view.face_up == tuple(card for card, up in column if up)
+    assert set(view.hidden_cards) == set(game.hidden_cards())
+    assert np.array_equal(view.known_cards, game.known_cards())
+
+
+def test_stock_is_unknown_until_the_first_recycle():
+    game = Game.new(1)
+    view = PlayerView(game)
+    assert view.stock == (UNKNOWN,) * 24
+    while DRAW in game.legal_actions():
+        game.step(DRAW)
+    game.step(RECYCLE)
+    view = PlayerView(game)
+    assert view.stock == game.stock and UNKNOWN not in view.stock
+
+
+def test_view_is_a_snapshot_and_never_holds_the_game():
+    game = Game.new(2)
+    view = PlayerView(game)
+    before = view.public_values()
+    game.step(DRAW)
+    assert view.public_values()["waste"] == before["waste"] == ()
+    for name in dir(view):
+        if name.startswith("__"):
+            continue
+        value = getattr(view, name)
+        assert not isinstance(value, Game), name
+    with pytest.raises(AttributeError):
+        view.game  # noqa: B018
+    world = view.sample_world(0)
+    world.step(world.legal_actions()[0])
+    assert PlayerView(Game.new(2)).public_values()["move_count"] == view.move_count == 0
+
+
+def test_full_observation_is_refused():
+    with pytest.raises(ValueError, match="hidden cards"):
+        PlayerView(Game.new(1)).observe("full")
+
+
+def test_effect_of_an_illegal_action_is_an_error():
+    view = PlayerView(Game.new(1))
+    illegal = next(a for a in range(87) if not view.legal_mask[a])
+    with pytest.raises(ValueError, match="not legal"):
+        view.effect(illegal)
