@@ -102,11 +102,12 @@ def step_game(state, rules, action, int_params, float_params, counters, mask, ob
             counters[C_SINCE_PROGRESS] = 0
             if after > counters[C_BEST_FOUNDATION]:
                 counters[C_BEST_FOUNDATION] = after
+        legal = core.legal_mask(state, rules, mask)
         if won:
             flags |= OUT_WON | OUT_TERMINATED
-        elif core.is_dead(state, rules):
+        # a card move legal now is trivially reachable, so only ask is_dead without one
+        elif legal == mask[core.DRAW] + mask[core.RECYCLE] and core.is_dead(state, rules):
             flags |= OUT_TERMINATED
-        core.legal_mask(state, rules, mask)
         encode(state, rules, int_params[I_MODE], obs)
     if flags & OUT_TERMINATED == 0:
         max_steps = int_params[I_MAX_STEPS]

@@ -1,0 +1,109 @@
+"""Env section: single ``KlondikeEnv.step``, the batched env at several N, and OpenSpiel when installed.
+
+Every path plays uniformly random legal actions and produces an observation and an
+action mask each step; the time of choosing the random action is included.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from numba import njit
+
+from klondike_env.env import KlondikeEnv
+from klondike_env.vector import KlondikeVectorEnv
+
+QUOTED_OPENSPIEL_RATE = 36_000  # steps/s, as quoted in issue 3 (not measured here)
+
+
+def single_env_rate(steps: int) -> float:
+    env = KlondikeEnv()
+    _, info = env.reset(seed=0)
+    picks = np.random.default_rng(0).random(steps).tolist()
+    start = time.perf_counter()
+    for pick in picks:
+        legal = np.flatnonzero(info["action_mask"])
+        _, _, terminated, truncated, info = env.step(int(legal[int(pick * len(legal))]))
+        if terminated or truncated:
+            _, info = env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+@njit(cache=True)
+def random_legal_actions(masks, uniforms, actions):
+    """The random player of the batched rows: legal action number ``floor(u * count)`` of each mask."""
+    for row in range(masks.shape[0]):
+        pick = int(uniforms[row] * (masks[row] != 0).sum())
+        for action in range(masks.shape[1]):
+            if masks[row, action]:
+                if pick == 0:
+                    actions[row] = action
+                    break
+                pick -= 1
+
+
+def batched_rate(num_envs: int, batch_steps: int) -> tuple[float, int]:
+    envs = KlondikeVectorEnv(num_envs)
+    _, info = envs.reset(seed=0)
+    masks = info["action_mask"]
+    rng = np.random.default_rng(0)
+    actions = np.zeros(num_envs, np.int64)
+    start = time.perf_counter()
+    for _ in range(batch_steps):
+        random_legal_actions(masks, rng.random(num_envs), actions)
+        _, _, _, _, info = envs.step(actions)
+        masks = info["action_mask"]
+    rate = num_envs * batch_steps / (time.perf_counter() - start)
+    return rate, envs.batch.memory_bytes_per_game
+
+
+def openspiel_rate(steps: int) -> float | None:
+    """OpenSpiel's ``solitaire`` from Python: legal actions, a random one, ``observation_tensor()``."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("solitaire")
+    rng = np.random.default_rng(0)
+    picks = rng.random(steps * 4).tolist()
+    state, decisions, index = game.new_initial_state(), 0, 0
+    start = time.perf_counter()
+    while decisions < steps:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        elif state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[int(picks[index % len(picks)] * len(outcomes))][0])
+            index += 1
+        else:
+            state.observation_tensor()  # what the agent sees at this decision
+            legal = state.legal_actions()
+            state.apply_action(legal[int(picks[index % len(picks)] * len(legal))])
+            index += 1
+            decisions += 1
+    return steps / (time.perf_counter() - start)
+
+
+def run(quick: bool = False) -> str:
+    single_env_rate(2000)  # compile and warm up outside the timing
+    batched_rate(8, 10)
+    single = single_env_rate(20_000 if quick else 200_000)
+    openspiel = openspiel_rate(5_000 if quick else 50_000)
+    reference = openspiel if openspiel is not None else QUOTED_OPENSPIEL_RATE
+    label = "measured" if openspiel is not None else "quoted in issue 3, NOT measured (open_spiel not installed)"
+    rows = [
+        "| path | steps/s (one core) | × OpenSpiel | memory per game |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    if openspiel is not None:
+        rows.append(f"| OpenSpiel `solitaire` + `observation_tensor()` from Python | {openspiel:,.0f} | 1.0 | |")
+    else:
+        rows.append(f"| OpenSpiel `solitaire` ({label}) | {reference:,.0f} | 1.0 | |")
+    rows.append(f"| `KlondikeEnv.step` (obs + mask + info) | {single:,.0f} | {single / reference:.1f} | |")
+    total_steps = 200_000 if quick else 2_000_000
+    for num_envs in (64, 256, 1024):
+        rate, memory = batched_rate(num_envs, max(total_steps // num_envs, 20))
+        rows.append(f"| `KlondikeVectorEnv` N={num_envs} | {rate:,.0f} | {rate / reference:.0f} | {memory:,} B |")
+    return "\n".join(rows) + f"\n\nOpenSpiel reference: {label}."
