@@ -272,9 +272,12 @@ def legal_mask(state, rules, mask):
         height = state[FOUNDATION + suit]
         if height < NUM_RANKS:
             foundation_next |= np.int64(1) << (NUM_RANKS * suit + height)
-    accepts = np.empty(NUM_COLUMNS, np.int64)
-    for col in range(NUM_COLUMNS):
-        accepts[col] = column_accepts(state, rules, col)
+    # a tuple rather than an array: no allocation on every call
+    accepts = (
+        column_accepts(state, rules, 0), column_accepts(state, rules, 1), column_accepts(state, rules, 2),
+        column_accepts(state, rules, 3), column_accepts(state, rules, 4), column_accepts(state, rules, 5),
+        column_accepts(state, rules, 6),
+    )
     if waste_length > 0:
         top = state[TALON + waste_length - 1]
         if (foundation_next >> top) & 1:
