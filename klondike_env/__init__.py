@@ -2,13 +2,14 @@
 
 from klondike_env.cards import card_str, deal_deck, deck_string, parse_card, parse_deck
 from klondike_env.core import NUM_ACTIONS
-from klondike_env.game import Game, IllegalActionError, action_name
+from klondike_env.game import Game, IllegalActionError, NothingToUndoError, action_name
 from klondike_env.rules import Rules
 
 __all__ = [
     "NUM_ACTIONS",
     "Game",
     "IllegalActionError",
+    "NothingToUndoError",
     "Rules",
     "action_name",
     "card_str",
