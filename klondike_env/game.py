@@ -63,6 +63,18 @@ def check_action_range(action) -> int:
     return int(action)
 
 
+_ALL_CARDS = np.arange(core.NUM_CARDS)
+
+
+def _deck_array(deck) -> np.ndarray:
+    """``deck`` as 52 distinct int32 card ids; anything but such ids goes through :func:`parse_deck`."""
+    array = np.asarray(deck) if not isinstance(deck, str) else None
+    if array is None or array.dtype.kind not in "iu" or array.shape != (core.NUM_CARDS,) \
+            or not np.array_equal(np.sort(array), _ALL_CARDS):
+        array = np.asarray(parse_deck(deck))  # raises a clear ValueError for a bad deck
+    return array.astype(np.int32)
+
+
 class Game:
     """One game of Klondike: a position, its rules, and the history for undo.
 
@@ -78,7 +90,7 @@ class Game:
         self.rules = rules
         self.deal = deal
         self._rules_array = rules.as_array()
-        self._deck = np.asarray(deck, np.int32)
+        self._deck = _deck_array(deck)
         self._state = np.empty(core.STATE_SIZE, np.int32)
         core.init_state(self._deck, self._state)
         self._history: list[np.ndarray] = []
@@ -96,7 +108,7 @@ class Game:
     @classmethod
     def from_deck(cls, deck, rules: Rules | None = None) -> "Game":
         """The opening position of an explicit deck (ids, card strings, one string, or a deck string)."""
-        return cls(parse_deck(deck), rules)
+        return cls(deck, rules)
 
     def copy(self) -> "Game":
         other = Game.__new__(Game)

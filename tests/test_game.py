@@ -33,6 +33,8 @@ def test_bad_construction_input_is_a_clear_value_error():
         Game.from_deck("AS KS QS")
     with pytest.raises(ValueError, match="bad rules .*expected a klondike_env.Rules"):
         Game.new(1, rules={"draw_count": 1})
+    with pytest.raises(ValueError, match="card AC appears twice"):
+        Game([0] * 52)  # the constructor checks its deck too
 
 
 # --- step errors ---------------------------------------------------------------------------
