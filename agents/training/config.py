@@ -301,8 +301,8 @@ def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, A
         node = config
         for depth, key in enumerate(path[:-1]):
             child = node.get(key)
-            if child is None and depth > 0:
-                child = node[key] = {}  # e.g. policy.net_arch.pi when net_arch was a list
+            if key not in node:
+                child = node[key] = {}  # an unknown section: validate names it
             if not isinstance(child, dict):
                 raise ConfigError(f"override {text!r}: {'.'.join(path[:depth + 1])} is not a section")
             node = child

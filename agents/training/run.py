@@ -142,7 +142,8 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         save_config(config, run_dir / "config.yaml")
     else:
         run_dir = Path(resume)
-        save_config(config, run_dir / "config.yaml")  # overrides (e.g. more steps) are kept
+        if not (run_dir / "config.yaml").is_file():
+            raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
 
     stats = EpisodeStatsCallback(window=train_config["stats_window"])
     validation = None
@@ -171,6 +172,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         )
     else:
         model, env = _restore(run_dir, config, stateful)
+        save_config(config, run_dir / "config.yaml")  # overrides (e.g. more steps) are kept
     if resume is not None and (run_dir / "tb" / "progress.csv").is_file():
         # SB3's CSV writer truncates its file; keep the earlier part of the run beside it.
         (run_dir / "tb" / "progress.csv").rename(run_dir / "tb" / f"progress-to-{model.num_timesteps}.csv")

@@ -1,0 +1,275 @@
+"""The training pipeline (agents/training, scripts/train.py) on configs/tiny.yaml.
+
+Each tiny run takes a few seconds: 256 env steps, 8 envs, a 32-unit network.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("tensorboard")
+
+from agents.training.config import ConfigError, apply_overrides, load_config, parse_override  # noqa: E402
+from agents.training.run import train  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ROOT / "configs" / "tiny.yaml"
+
+
+def tiny_config(*overrides):
+    return load_config(TINY, list(overrides))
+
+
+def scalar_steps(run_dir: Path) -> dict[str, list[int]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    steps: dict[str, list[int]] = {}
+    for events in sorted((run_dir / "tb").glob("events.out.tfevents.*")):
+        accumulator = EventAccumulator(str(events))
+        accumulator.Reload()
+        for tag in accumulator.Tags()["scalars"]:
+            steps.setdefault(tag, []).extend(event.step for event in accumulator.Scalars(tag))
+    return steps
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    return train(tiny_config(), runs_root=tmp_path_factory.mktemp("runs"), verbose=0)
+
+
+# --- a run and its folder -------------------------------------------------------------
+def test_tiny_run_writes_model_checkpoints_events_and_evaluations(tiny_run):
+    assert tiny_run.name.startswith("tiny-")
+    for name in ("config.yaml", "model.zip", "best_model.zip", "evaluations.csv", "final_eval.json"):
+        assert (tiny_run / name).is_file(), name
+    checkpoints = sorted(p.name for p in (tiny_run / "checkpoints").iterdir())
+    assert checkpoints == [
+        "rl_model_128_steps.zip", "rl_model_256_steps.zip",
+        "rl_model_state_128_steps.pkl", "rl_model_state_256_steps.pkl",
+    ]
+    steps = scalar_steps(tiny_run)
+    for tag in ("klondike/illegal_actions", "klondike/env_steps_per_s", "klondike/rollout_steps_per_s",
+                "eval/win_rate", "eval/foundation_cards", "train/value_loss"):
+        assert tag in steps, tag
+    assert max(steps["eval/win_rate"]) == 256
+
+
+def test_resolved_config_spells_out_every_env_keyword(tiny_run):
+    from klondike_env.env import KlondikeEnv
+
+    config = yaml.safe_load((tiny_run / "config.yaml").read_text())
+    assert set(config) == {"name", "env", "algo", "policy", "train"}
+    assert config["env"]["max_episode_steps"] == 60  # from tiny.yaml
+    assert config["env"]["draw_count"] == 3  # a default, written out
+    KlondikeEnv(**config["env"])  # the policy agent builds its env from this mapping
+    assert load_config(tiny_run / "config.yaml") == config  # resolved configs load back unchanged
+
+
+def test_no_illegal_action_is_ever_sent(tiny_run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    values = []
+    for events in (tiny_run / "tb").glob("events.out.tfevents.*"):
+        accumulator = EventAccumulator(str(events))
+        accumulator.Reload()
+        values += [event.value for event in accumulator.Scalars("klondike/illegal_actions")]
+    assert values and max(values) == 0
+
+
+def test_saved_model_plays_legal_moves_through_the_policy_agent(tiny_run):
+    from agents.evaluation import play_game
+    from agents.registry import make_agent
+    from klondike_env import Rules
+
+    agent = make_agent(f"policy:path={tiny_run / 'model.zip'}")
+    # play_game raises AgentError on an illegal move (some deals are dead from the start)
+    records = [play_game(agent, deal, Rules(), seed=0, max_moves=150) for deal in range(1, 6)]
+    assert sum(record.moves for record in records) > 100
+    checkpoint_agent = make_agent(f"policy:path={tiny_run / 'checkpoints' / 'rl_model_128_steps.zip'}")
+    assert checkpoint_agent.mode == "information"  # found config.yaml one folder up
+
+
+def test_final_evaluation_is_reported_with_an_interval(tiny_run):
+    import json
+
+    summary = json.loads((tiny_run / "final_eval.json").read_text())
+    assert summary["games"] == 4 and 0 <= summary["win_rate"] <= 1
+    low, high = summary["win_rate_95ci"]
+    assert low <= summary["win_rate"] <= high
+
+
+# --- resume ---------------------------------------------------------------------------
+def test_resume_continues_the_same_run_exactly(tmp_path):
+    """256 steps + resume to 384 gives the very weights of 384 steps straight."""
+    from sb3_contrib import MaskablePPO
+
+    straight = train(tiny_config("train.total_timesteps=384", "train.final_eval_deals=0"),
+                     runs_root=tmp_path / "a", verbose=0)
+    first_part = train(tiny_config("train.final_eval_deals=0"), runs_root=tmp_path / "b", verbose=0)
+    resumed = train(load_config(first_part / "config.yaml", ["train.total_timesteps=384"]),
+                    resume=first_part, runs_root=tmp_path / "b", verbose=0)
+    assert resumed == first_part
+    model_a = MaskablePPO.load(straight / "model.zip")
+    model_b = MaskablePPO.load(resumed / "model.zip")
+    assert model_b.num_timesteps == model_a.num_timesteps == 384
+    assert model_b._n_updates == model_a._n_updates
+    for name, tensor in model_a.policy.state_dict().items():
+        assert np.array_equal(tensor.numpy(), model_b.policy.state_dict()[name].numpy()), name
+    # one TensorBoard folder whose curves go on past the resume point
+    steps = scalar_steps(resumed)
+    assert max(steps["train/value_loss"]) == 384
+    assert (resumed / "tb" / "progress-to-256.csv").is_file()
+    assert yaml.safe_load((resumed / "config.yaml").read_text())["train"]["total_timesteps"] == 384
+
+
+def test_sigterm_saves_a_checkpoint_and_resume_goes_on(tmp_path):
+    command = [sys.executable, str(ROOT / "scripts" / "train.py"), "--config", str(TINY), "--runs-dir",
+               str(tmp_path), "--quiet", "--override", "train.total_timesteps=10000000", "train.eval_freq=0",
+               "train.final_eval_deals=0", "train.checkpoint_freq=1000000"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 120
+    run_dirs = []
+    while time.time() < deadline and not run_dirs:
+        time.sleep(0.5)
+        run_dirs = [p for p in tmp_path.iterdir() if (p / "tb" / "progress.csv").is_file()
+                    and (p / "tb" / "progress.csv").stat().st_size > 0]
+    assert run_dirs, "training never logged its first update"
+    process.send_signal(signal.SIGTERM)
+    output, _ = process.communicate(timeout=120)
+    assert process.returncode == 0, output
+    run_dir = run_dirs[0]
+    checkpoints = list((run_dir / "checkpoints").glob("rl_model_*_steps.zip"))
+    assert len(checkpoints) == 1, output
+    saved_steps = int(checkpoints[0].name.split("_")[2])
+    assert saved_steps > 0 and saved_steps % (8 * 16) == 0  # a rollout boundary (8 envs x 16 steps)
+
+    resumed = train(load_config(run_dir / "config.yaml", [f"train.total_timesteps={saved_steps + 128}"]),
+                    resume=run_dir, verbose=0)
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(resumed / "model.zip").num_timesteps == saved_steps + 128
+
+
+def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
+    run_dir = tmp_path / "empty-run"
+    run_dir.mkdir()
+    (run_dir / "config.yaml").write_text(TINY.read_text())
+    with pytest.raises(ConfigError, match="no complete checkpoint"):
+        train(load_config(run_dir / "config.yaml"), resume=run_dir, verbose=0)
+
+
+# --- config loading and validation -----------------------------------------------------
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("env.rewrd=win", r"unknown key env\.rewrd \(did you mean 'reward'\?\); allowed in 'env': deals, draw_count"),
+        ("algo.n_step=64", r"unknown key algo\.n_step \(did you mean 'n_steps'\?\)"),
+        ("policy.layers=[64]", r"unknown key policy\.layers"),
+        ("train.epochs=3", r"unknown key train\.epochs"),
+        ("trian.seed=1", r"unknown top-level key 'trian' \(did you mean 'train'\?\)"),
+        ("train.n_envs=many", r"train\.n_envs must be int \(like 64\), got 'many'"),
+        ("train.n_envs=0", r"train\.n_envs must be at least 1"),
+        ("algo.gamma=high", r"algo\.gamma must be float"),
+        ("algo.learning_rate=fast", r"algo\.learning_rate must be a number or 'lin_<number>'"),
+        ("env.draw_count=2", r"env: bad rules option draw_count=2: allowed values are 1 and 3"),
+        ("env.observation=pixels", r"env: .*pixels"),
+        ("env.reward=score", r"env: unknown reward 'score'"),
+        ("policy.activation_fn=swish", r"policy\.activation_fn must be one of relu, tanh"),
+        ("policy.features_extractor=cnn", r"policy\.features_extractor must be one of mlp, cards"),
+        ("policy.net_arch=[64, -1]", r"policy\.net_arch must be a list of layer sizes"),
+        ("name=a/b", r"name must be a non-empty string without '/'"),
+        ("algo=3", r"'algo' must be a mapping"),
+    ],
+)
+def test_bad_configs_name_what_is_wrong(override, message):
+    with pytest.raises(ConfigError, match=message):
+        tiny_config(override)
+
+
+def test_overrides_are_yaml_values():
+    assert parse_override("algo.learning_rate=1e-4") == (["algo", "learning_rate"], 1e-4)
+    assert parse_override("policy.net_arch=[64, 64]") == (["policy", "net_arch"], [64, 64])
+    assert parse_override("env.max_passes=null") == (["env", "max_passes"], None)
+    assert parse_override("train.total_timesteps=2_000_000")[1] == 2_000_000
+    config = tiny_config("policy.net_arch.pi=[16]", "algo.learning_rate=lin_1e-3", "env.max_passes=3")
+    assert config["policy"]["net_arch"] == {"pi": [16], "vf": [32]}
+    assert config["algo"]["learning_rate"] == "lin_1e-3"
+    assert config["env"]["max_passes"] == 3
+    with pytest.raises(ConfigError, match="must look like section.key=value"):
+        apply_overrides({}, ["algo.gamma"])
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        parse_override("policy.net_arch=[64,")
+
+
+def test_linear_schedule_decays_to_zero():
+    from agents.training.run import algo_kwargs
+
+    schedule = algo_kwargs({"learning_rate": "lin_0.001"})["learning_rate"]
+    assert schedule(1.0) == pytest.approx(0.001) and schedule(0.5) == pytest.approx(0.0005)
+    assert schedule(0.0) == 0
+
+
+def test_bad_config_files(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("algo: [1, 2\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    bad.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="must hold a mapping"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="not a run folder"):
+        train(tiny_config(), resume=tmp_path, verbose=0)
+
+
+def test_shipped_configs_are_valid():
+    for name in ("ppo_draw3.yaml", "quick.yaml", "ppo_draw3_full_obs.yaml", "tiny.yaml"):
+        config = load_config(ROOT / "configs" / name)
+        assert config["name"]
+
+
+def test_train_script_reports_a_bad_override_in_one_line(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "train.py"), "--config", str(TINY), "--runs-dir", str(tmp_path),
+         "--override", "algo.n_step=64"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        result.stderr.strip().splitlines()[0]
+    ] and "unknown key algo.n_step" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not any(tmp_path.iterdir())  # no run folder for a config that failed
+
+
+# --- networks ---------------------------------------------------------------------------
+@pytest.mark.parametrize("observation", ["visible", "information", "full"])
+def test_card_attention_extractor_shapes(observation):
+    import torch
+
+    from agents.training.networks import CardAttentionExtractor
+    from klondike_env.observation import observation_space
+
+    space = observation_space(observation)
+    extractor = CardAttentionExtractor(space, embedding_dim=16, heads=2, layers=1)
+    features = extractor(torch.as_tensor(np.stack([space.sample() for _ in range(3)])))
+    assert features.shape == (3, extractor.features_dim) == (3, 48)
+
+
+def test_card_network_trains(tmp_path):
+    run_dir = train(tiny_config("policy.features_extractor=cards", "policy.card_embedding_dim=16",
+                                "policy.attention_heads=2", "train.total_timesteps=128",
+                                "train.final_eval_deals=0", "train.eval_freq=0"),
+                    runs_root=tmp_path, verbose=0)
+    assert (run_dir / "model.zip").is_file()
