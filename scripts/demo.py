@@ -1,38 +1,57 @@
-"""Deal a game and play it out with a baseline, printing the board as it goes.
+"""Deal a game and play it out with a baseline agent, printing the board as it goes.
 
-    python scripts/demo.py [--deal N] [--draw 3] [--every 20]
+    python scripts/demo.py                          # deal 1, draw-3, the greedy baseline
+    python scripts/demo.py --deal 7 --agent random --every 10
+    python scripts/demo.py --deck "7D 9C 4D ..." --draw 1
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-import numpy as np
-
+from agents.base import RESIGN, DealInfo, PlayerView
+from agents.registry import AGENTS, make_agent
 from klondike_env import Game, Rules
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deal", type=int, default=1, help="deal number (default 1)")
-    parser.add_argument("--draw", type=int, default=3, choices=(1, 3), help="cards per draw")
-    parser.add_argument("--every", type=int, default=25, help="print the board every N moves")
-    parser.add_argument("--max-moves", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-
-    game = Game.new(args.deal, Rules(draw_count=args.draw))
-    rng = np.random.default_rng(args.seed)
-    print(f"Deal {args.deal}, draw {args.draw}\n{game}\n")
-    while not game.is_over and game.move_count < args.max_moves:
-        action = int(rng.choice(game.legal_actions()))
+    parser.add_argument("--deal", type=int, default=1, help="deal number, 0 <= N < 2**64 (default 1)")
+    parser.add_argument("--deck", help="an explicit deck instead of a deal: 52 cards, or a 156-digit deck string")
+    parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
+    parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default unlimited)")
+    parser.add_argument("--agent", default="greedy", help=f"agent spec, NAME[:key=value,...]; NAME one of {', '.join(AGENTS)}")
+    parser.add_argument("--every", type=int, default=25, help="print the board every N moves (default 25)")
+    parser.add_argument("--max-moves", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0, help="the agent's random seed")
+    args = parser.parse_args(argv)
+    try:
+        rules = Rules(draw_count=args.draw, max_passes=args.max_passes)
+        game = Game.from_deck(args.deck, rules) if args.deck else Game.new(args.deal, rules)
+        agent = make_agent(args.agent)
+    except ValueError as error:
+        print(f"demo: {error}", file=sys.stderr)
+        return 2
+    agent.reset(DealInfo(seed=args.seed, rules=rules))
+    where = f"deal {args.deal}" if game.deal is not None else "the given deck"
+    print(f"{where}, draw {rules.draw_count}, agent {args.agent}\n{game}\n")
+    outcome = "stopped at the move limit"
+    while game.move_count < args.max_moves:
+        if game.is_won or game.is_dead:
+            outcome = "won" if game.is_won else "dead"
+            break
+        action = agent.act(PlayerView(game))
+        if action == RESIGN:
+            outcome = "resigned"
+            break
         name = game.action_name(action)
         game.step(action)
         if game.move_count % args.every == 0:
             print(f"move {game.move_count}: {name}\n{game}\n")
-    outcome = "won" if game.is_won else ("dead" if game.is_dead else "stopped")
     print(f"Final board ({outcome} after {game.move_count} moves, {sum(game.foundations)} cards home):\n{game}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
