@@ -12,8 +12,9 @@ import numpy as np
 
 from numba import njit
 
-from klondike_env.env import KlondikeEnv
-from klondike_env.vector import KlondikeVectorEnv
+from klondike_env import Rules
+from klondike_env.env import C_STEPS, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, KlondikeEnv
+from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv
 
 QUOTED_OPENSPIEL_RATE = 36_000  # steps/s, as quoted in issue 3 (not measured here)
 
@@ -86,6 +87,56 @@ def openspiel_rate(steps: int) -> float | None:
     return steps / (time.perf_counter() - start)
 
 
+def random_episode_lengths(num_envs: int, batch_steps: int, cap: int) -> tuple[np.ndarray, int, int]:
+    """Random masked play with a step cap: lengths of the episodes that ended by themselves
+    (won or dead), the number cut at ``cap``, and the wins."""
+    batch = KlondikeBatch(num_envs, max_episode_steps=cap)
+    batch.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = np.zeros(num_envs, np.int64)
+    lengths, truncated, won = [], 0, 0
+    for _ in range(batch_steps):
+        random_legal_actions(batch.masks, rng.random(num_envs), actions)
+        steps = batch.counters[:, C_STEPS] + 1
+        batch.step(actions)
+        ended = (batch.flags & OUT_TERMINATED) != 0
+        lengths.extend(steps[ended].tolist())
+        won += int(((batch.flags & OUT_WON) != 0).sum())
+        truncated += int(((batch.flags & OUT_TRUNCATED) != 0).sum())
+    return np.array(lengths), truncated, won
+
+
+def greedy_episode_lengths(deals: int) -> tuple[np.ndarray, dict[str, int]]:
+    """Moves per game of the rule-based ``greedy`` agent (agents/greedy.py), and how games ended."""
+    from agents.evaluation import play_game
+    from agents.registry import make_agent
+
+    agent = make_agent("greedy")
+    records = [play_game(agent, deal, Rules(), seed=deal, max_moves=100_000) for deal in range(deals)]
+    endings: dict[str, int] = {}
+    for record in records:
+        endings[record.ending] = endings.get(record.ending, 0) + 1
+    return np.array([record.moves for record in records]), endings
+
+
+def episode_length_table(quick: bool) -> str:
+    cap = 2_000
+    lengths, truncated, won = random_episode_lengths(64 if quick else 256, 2_500 if quick else 10_000, cap)
+    greedy, endings = greedy_episode_lengths(50 if quick else 300)
+    percentiles = (50, 90, 99, 100)
+    rows = [
+        "| player (draw-3, unlimited passes) | games | ended by themselves | moves p50 / p90 / p99 / max of those |",
+        "| --- | ---: | --- | --- |",
+        f"| uniformly random legal | {len(lengths) + truncated} | {len(lengths)} (won {won}); "
+        f"{truncated} still going at {cap:,} steps | "
+        + " / ".join(f"{value:.0f}" for value in np.percentile(lengths, percentiles)) + " |",
+        f"| `greedy` agent (deals 0..{len(greedy) - 1}) | {len(greedy)} | "
+        + ", ".join(f"{name} {count}" for name, count in sorted(endings.items())) + " | "
+        + " / ".join(f"{value:.0f}" for value in np.percentile(greedy, percentiles)) + " |",
+    ]
+    return "\n".join(rows)
+
+
 def run(quick: bool = False) -> str:
     single_env_rate(2000)  # compile and warm up outside the timing
     batched_rate(8, 10)
@@ -106,4 +157,5 @@ def run(quick: bool = False) -> str:
     for num_envs in (64, 256, 1024):
         rate, memory = batched_rate(num_envs, max(total_steps // num_envs, 20))
         rows.append(f"| `KlondikeVectorEnv` N={num_envs} | {rate:,.0f} | {rate / reference:.0f} | {memory:,} B |")
-    return "\n".join(rows) + f"\n\nOpenSpiel reference: {label}."
+    return ("\n".join(rows) + f"\n\nOpenSpiel reference: {label}.\n\nEpisode lengths (what `max_episode_steps` "
+            f"is chosen from):\n\n" + episode_length_table(quick))
