@@ -62,7 +62,8 @@ class KlondikeVecEnv(VecEnv):
         dones = (flags & (OUT_TERMINATED | OUT_TRUNCATED)) != 0
         foundations = batch.foundation_counts()
         infos: list[dict[str, Any]] = [
-            {"won": False, "deal": int(deal), "foundation": int(count)} for deal, count in zip(batch.deals, foundations)
+            {"won": False, "deal": deal, "foundation": count}
+            for deal, count in zip(batch.deals.tolist(), foundations.tolist())
         ]
         for row in np.flatnonzero(dones):
             won = bool(flags[row] & OUT_WON)
