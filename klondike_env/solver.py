@@ -41,7 +41,7 @@ chooses which moves to try and in what order.
   never in the talon), and a non-low foundation top or next foundation card is unchanged. The
   mapped line ends with every card home, so the position after the auto-play is won too, by a
   line no longer. The rule is applied only to tableau cards: removing a waste card shifts the
-  draw-3 groups, so a waste card to its foundation stays an ordinary (first-tried) move.
+  draw-3 groups, so a waste card to its foundation stays an ordinary move.
 * **Symmetries skipped** (each yields a position equal to one already generated): of several
   empty columns only the first is a destination, and a whole column without face-down cards is
   never moved onto an empty column (a column permutation).
@@ -204,19 +204,20 @@ def _add_move(moves, scores, count, move, score):
 
 
 @njit(cache=True)
-def _generate_moves(state, rules, moves, scores):
-    """All search moves at ``state``, best first. Returns how many."""
+def _generate_moves(state, rules, moves, scores, reached):
+    """All search moves at ``state``, best first. Returns how many (``reached``: scratch)."""
     count = 0
     first_empty = -1
     for col in range(NUM_COLUMNS):
         if state[COLUMN_LENGTH + col] == 0:
             first_empty = col
             break
-    # tableau -> foundation (the safe ones were auto-played already)
+    # tableau -> foundation (the safe ones were auto-played already); tried late: a card
+    # played up early often is needed later to hold a run (measured on deals 1-60)
     for col in range(NUM_COLUMNS):
         card = core.column_top(state, col)
         if card >= 0 and core.fits_foundation(state, card):
-            count = _add_move(moves, scores, count, COLUMN_TO_FOUNDATION + col, 900)
+            count = _add_move(moves, scores, count, COLUMN_TO_FOUNDATION + col, 300)
     # tableau -> tableau
     for source in range(NUM_COLUMNS):
         length = state[COLUMN_LENGTH + source]
@@ -245,7 +246,7 @@ def _generate_moves(state, rules, moves, scores):
     talon_length = state[TALON_LENGTH]
     if talon_length > 0:
         draw_count = rules[RULE_DRAW_COUNT]
-        reached = np.zeros(core.TALON_SLOTS + 1, np.uint8)
+        reached[:] = 0
         boundary = state[WASTE_LENGTH]
         draws = 0
         while True:
@@ -288,7 +289,7 @@ def _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, 
     """Moves of the talon card that ``recipe``'s draws bring to the waste top (boundary)."""
     card = state[TALON + boundary - 1]
     if core.fits_foundation(state, card):
-        count = _add_move(moves, scores, count, recipe | WASTE_TO_FOUNDATION, 850 - cost)
+        count = _add_move(moves, scores, count, recipe | WASTE_TO_FOUNDATION, 300 - cost)
     for col in range(NUM_COLUMNS):
         if state[COLUMN_LENGTH + col] == 0 and col != first_empty:
             continue
@@ -298,10 +299,8 @@ def _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, 
 
 
 @njit(cache=True)
-def _position_key(state, talon_index, limited, key):
-    """The exact canonical key (module docstring) in ``key[0:3]``."""
-    values = np.empty(NUM_COLUMNS, np.int64)
-    free = np.empty(NUM_COLUMNS, np.int64)
+def _position_key(state, rules, talon_index, limited, key, values, free):
+    """The exact canonical key (module docstring) in ``key[0:3]`` (``values``, ``free``: scratch)."""
     free_count = 0
     for col in range(NUM_COLUMNS):
         length = state[COLUMN_LENGTH + col]
@@ -330,7 +329,10 @@ def _position_key(state, talon_index, limited, key):
     word0 |= (np.int64(state[FOUNDATION]) << 52) | (np.int64(state[FOUNDATION + 1]) << 56)
     word1 = values[4] | (values[5] << 13) | (values[6] << 26)
     word1 |= (np.int64(state[FOUNDATION + 2]) << 39) | (np.int64(state[FOUNDATION + 3]) << 43)
-    word1 |= np.int64(state[WASTE_LENGTH]) << 47
+    boundary = state[WASTE_LENGTH]
+    if not limited and (boundary % rules[RULE_DRAW_COUNT] == 0 or boundary == state[TALON_LENGTH]):
+        boundary = 0  # draws and recycles alone lead from each of these boundaries to all the others
+    word1 |= np.int64(boundary) << 47
     word2 = np.int64(0)
     for i in range(state[TALON_LENGTH]):
         word2 |= np.int64(1) << talon_index[state[TALON + i]]
@@ -383,11 +385,12 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
         ctrl[_RESULT] = _WON
         return auto_count
     key = np.empty(KEY_WORDS, np.int64)
-    _position_key(state, talon_index, limited, key)
+    scratch = np.empty(2 * NUM_COLUMNS, np.int64)
+    _position_key(state, rules, talon_index, limited, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
     _table_insert(table, stamps, epoch, key)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
-    move_counts[0] = _generate_moves(state, rules, moves[0], scores[0])
+    move_counts[0] = _generate_moves(state, rules, moves[0], scores[0], np.empty(core.TALON_SLOTS + 1, np.uint8))
     move_next[0] = 0
     return auto_count
 
@@ -397,6 +400,9 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
             table, stamps, epoch, node_stop, entry_stop):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
     key = np.empty(KEY_WORDS, np.int64)
+    values = np.empty(NUM_COLUMNS, np.int64)
+    free = np.empty(NUM_COLUMNS, np.int64)
+    reached = np.empty(core.TALON_SLOTS + 1, np.uint8)
     no_record = np.empty(0, np.int32)
     max_depth = states.shape[0]
     depth = ctrl[_DEPTH]
@@ -427,7 +433,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         if entries >= entry_stop:
             ctrl[_RESULT] = _FULL
             break
-        _position_key(child, talon_index, limited, key)
+        _position_key(child, rules, talon_index, limited, key, values, free)
         inserted = _table_insert(table, stamps, epoch, key)
         if inserted < 0:
             ctrl[_RESULT] = _FULL
@@ -437,7 +443,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         entries += 1
         nodes += 1
         depth += 1
-        move_counts[depth] = _generate_moves(child, rules, moves[depth], scores[depth])
+        move_counts[depth] = _generate_moves(child, rules, moves[depth], scores[depth], reached)
         move_next[depth] = 0
     ctrl[_DEPTH] = depth
     ctrl[_NODES] = nodes
