@@ -4,6 +4,7 @@ from klondike_env.cards import card_str, deal_deck, deck_string, parse_card, par
 from klondike_env.core import NUM_ACTIONS
 from klondike_env.game import Game, IllegalActionError, NothingToUndoError, action_name
 from klondike_env.rules import Rules
+from klondike_env.solver import SolveResult, SolveStatus, solve  # noqa: F401  (issue 4)
 
 __all__ = [
     "NUM_ACTIONS",
