@@ -231,7 +231,7 @@ class KlondikeEnv(gym.Env):
     ``reset(seed=s)`` seeds ``np_random`` and draws a deal number in ``[0, 2**64)``;
     ``options={"deal": n}`` plays deal ``n``, ``options={"deck": deck}`` an explicit
     deck; with ``deals=[...]`` successive plain resets play those deals in order,
-    cycling. ``info["deal"]`` names the deal (``None`` for an explicit deck).
+    cycling (a seeded reset starts the cycle again). ``info["deal"]`` names the deal (``None`` for an explicit deck).
 
     ## Episode End
     Terminated on a win or a dead position (no card move reachable by draws and
@@ -280,6 +280,8 @@ class KlondikeEnv(gym.Env):
     # --- Gymnasium API ---------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
+        if seed is not None:
+            self._next_deal_index = 0  # a seeded reset restarts the ``deals`` cycle too
         options = dict(options or {})
         unknown = sorted(set(options) - {"deal", "deck"})
         if unknown or ("deal" in options and "deck" in options):

@@ -116,6 +116,7 @@ def test_deals_cycle_in_order():
     env = KlondikeEnv(deals=[5, 9, 2])
     assert [env.reset()[1]["deal"] for _ in range(7)] == [5, 9, 2, 5, 9, 2, 5]
     assert env.reset(options={"deal": 40})[1]["deal"] == 40
+    assert env.reset(seed=1)[1]["deal"] == 5 and env.reset()[1]["deal"] == 9
 
 
 def test_step_before_reset_is_refused():
