@@ -422,6 +422,63 @@ def _dead_by_search(game: Game) -> bool:
     return True
 
 
+def _reference_moves(game: Game) -> dict[int, int]:
+    """Legal actions read straight off SPEC.md's text, naively, from the public properties.
+
+    A second, independent statement of the rules, kept deliberately simple, so the
+    kernels' bit tricks are checked against something other than themselves. Maps
+    each legal action to the number of cards it moves (0 for draw and recycle).
+    """
+    rules, tableau, foundations = game.rules, game.tableau, game.foundations
+
+    def rank(card):
+        return card % 13 + 1
+
+    def red(card):
+        return card // 13 in (1, 2)
+
+    def goes_home(card):
+        return foundations[card // 13] == rank(card) - 1
+
+    def fits(card, col):
+        if not tableau[col]:
+            return rules.empty_column == "any" or rank(card) == 13
+        top = tableau[col][-1][0]
+        return rank(top) == rank(card) + 1 and red(top) != red(card)
+
+    def is_run(cards):
+        return all(rank(a) == rank(b) + 1 and red(a) != red(b) for a, b in zip(cards, cards[1:]))
+
+    moves = {}
+    if game.stock:
+        moves[DRAW] = 0
+    elif game.waste and (rules.max_passes is None or game.passes < rules.max_passes):
+        moves[RECYCLE] = 0
+    if game.waste:
+        top = game.waste[-1]
+        if goes_home(top):
+            moves[WASTE_TO_FOUNDATION] = 1
+        moves.update({waste_to_column(col): 1 for col in range(7) if fits(top, col)})
+    for source, column in enumerate(tableau):
+        if column and goes_home(column[-1][0]):
+            moves[column_to_foundation(source)] = 1
+        face_up = [card for card, up in column if up]
+        all_tails = [face_up[i:] for i in range(len(face_up)) if is_run(face_up[i:])]
+        for dest in range(7):
+            tails = all_tails
+            if not tableau[dest] and rules.empty_column == "any":
+                tails = tails[:1]  # onto an empty column under "any": the whole run
+            fitting = [tail for tail in tails if dest != source and fits(tail[0], dest)]
+            assert len(fitting) <= 1
+            if fitting:
+                moves[column_to_column(source, dest)] = len(fitting[0])
+    if rules.foundation_to_tableau:
+        for suit, height in enumerate(foundations):
+            if height:
+                moves.update({foundation_to_column(suit, col): 1 for col in range(7) if fits(13 * suit + height - 1, col)})
+    return moves
+
+
 def _check_invariants(game: Game):
     tableau = game.tableau
     everything = [card for column in tableau for card, _ in column] + list(game.stock) + list(game.waste)
@@ -446,12 +503,14 @@ def _random_games(count, seed, max_moves):
         yield game, random_playout(game, rng, max_moves)
 
 
-def test_property_cards_once_and_face_up_runs_valid():
+def test_property_cards_once_face_up_runs_valid_and_moves_as_the_spec_reads():
     positions = 0
-    for game, playout in _random_games(600, seed=11, max_moves=250):
+    for game, playout in _random_games(400, seed=11, max_moves=250):
         _check_invariants(game)
-        for _ in playout:
+        for step_index, _ in enumerate(playout):
             _check_invariants(game)
+            if step_index % 3 == 0:
+                assert set(game.legal_actions()) == set(_reference_moves(game))
             positions += 1
     assert positions > 50_000
 
@@ -464,6 +523,8 @@ def test_property_legal_actions_are_exactly_the_accepted_steps():
                 continue
             legal = set(game.legal_actions())
             assert set(np.flatnonzero(game.action_mask())) == legal
+            reference = _reference_moves(game)
+            assert legal == set(reference), (sorted(legal), sorted(reference))
             before = game.copy()
             for action in range(core.NUM_ACTIONS):
                 trial = game.copy()
@@ -474,6 +535,9 @@ def test_property_legal_actions_are_exactly_the_accepted_steps():
                     accepted = False
                     assert trial == before and trial.move_count == before.move_count
                 assert accepted == (action in legal), (action, game.action_name(action))
+                if accepted and core.COLUMN_TO_COLUMN <= action < core.FOUNDATION_TO_COLUMN:
+                    dest = core.column_action_dest((action - 17) // 6, (action - 17) % 6)
+                    assert len(trial.tableau[dest]) - len(game.tableau[dest]) == reference[action]
             checked += 1
     assert checked > 2000
 
