@@ -4,7 +4,7 @@
   (win rate, foundation cards, length, dead / truncated endings, illegal actions,
   env steps per second) into the SB3 logger, hence TensorBoard.
 * :class:`ValidationCallback` -- periodic evaluation on a fixed list of validation
-  deals with deterministic masked actions; keeps ``best_model.zip`` by win rate.
+  deals with masked actions (argmax by default); keeps ``best_model.zip`` by win rate.
 * :class:`RunCheckpointCallback` -- :class:`~stable_baselines3.common.callbacks.CheckpointCallback`
   that saves at rollout boundaries (so no collected experience is ever half-used),
   together with everything ``--resume`` needs (RNG states, the env, callback state),
@@ -166,15 +166,17 @@ class EpisodeStatsCallback(BaseCallback):
 
 
 class ValidationCallback(BaseCallback):
-    """Every ``eval_freq`` env steps (at a rollout boundary) plays ``deals`` greedily.
+    """Every ``eval_freq`` env steps (at a rollout boundary) plays ``deals`` with masked actions.
 
     The same deals every time, so evaluations are comparable; the model with the best
     win rate (ties: more foundation cards) is saved as ``best_model.zip``, and every
     evaluation is appended to ``evaluations.csv``.
     """
 
-    def __init__(self, deals, env_kwargs: dict[str, Any], eval_freq: int, run_dir: Path, verbose: int = 1):
+    def __init__(self, deals, env_kwargs: dict[str, Any], eval_freq: int, run_dir: Path,
+                 deterministic: bool = True, verbose: int = 1):
         super().__init__(verbose)
+        self.deterministic = deterministic
         self.deals = list(deals)
         self.env_kwargs = dict(env_kwargs)
         self.eval_freq = eval_freq
@@ -194,7 +196,7 @@ class ValidationCallback(BaseCallback):
 
     def evaluate(self) -> dict[str, float]:
         self.last_eval_step = self.num_timesteps
-        summary = evaluate_model(self.model, self.deals, self.env_kwargs)["summary"]
+        summary = evaluate_model(self.model, self.deals, self.env_kwargs, self.deterministic)["summary"]
         for key in ("win_rate", "foundation_cards", "episode_length", "dead_rate", "truncated_rate"):
             self.logger.record(f"eval/{key}", summary[key])
         score = (summary["win_rate"], summary["foundation_cards"])

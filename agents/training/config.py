@@ -54,6 +54,9 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "eval_freq": 100_000,  # env steps between validation evaluations (0: never)
     "eval_seeds": "val",  # seed set name (configs/seeds/), file, or range "a-b"
     "eval_deals": 100,  # the first N deals of eval_seeds, the same ones every time
+    # masked argmax (true) or masked sampling from a fixed seed (false); a deterministic
+    # policy over a memoryless observation can cycle forever, sampling cannot
+    "eval_deterministic": True,
     "final_eval_deals": 500,  # deals of eval_seeds for the final evaluation (0: skip)
     "stats_window": 200,  # training episodes averaged in the klondike/* scalars
 }

@@ -1,4 +1,4 @@
-"""Greedy (deterministic, masked) play of a model on a fixed list of deals.
+"""Masked play of a model on a fixed list of deals (argmax or sampled).
 
 Used by the periodic validation and the final evaluation of a training run. All
 games are played side by side so each decision is one batched forward pass.
@@ -75,12 +75,20 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def evaluate_model(model, deals, env_kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Deterministic masked play of an SB3 model on ``deals``: per-deal records and a summary."""
+def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool = True, seed: int = 0) -> dict[str, Any]:
+    """Masked play of an SB3 model on ``deals``: per-deal records and a summary.
+
+    ``deterministic=False`` samples the masked policy from a torch generator seeded with
+    ``seed``, inside ``torch.random.fork_rng`` so training's own RNG stream is untouched
+    (a resumed run stays identical to an uninterrupted one).
+    """
+    import torch
 
     def predict(observations, masks):
-        actions, _ = model.predict(observations, action_masks=masks, deterministic=True)
+        actions, _ = model.predict(observations, action_masks=masks, deterministic=deterministic)
         return actions
 
-    records = play_deals(predict, deals, env_kwargs)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        records = play_deals(predict, deals, env_kwargs)
     return {"records": records, "summary": summarize(records)}

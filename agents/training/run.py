@@ -151,7 +151,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
     if train_config["eval_freq"] and train_config["eval_deals"]:
         validation = ValidationCallback(
             _validation_deals(config, train_config["eval_deals"]), _eval_env_kwargs(config),
-            train_config["eval_freq"], run_dir, verbose=verbose,
+            train_config["eval_freq"], run_dir, deterministic=train_config["eval_deterministic"], verbose=verbose,
         )
         callbacks.append(validation)
     stateful = {"stats": stats}
@@ -196,6 +196,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         print(f"[train] {done} env steps in {elapsed:.0f} s ({done / max(elapsed, 1e-9):.0f} steps/s overall)",
               flush=True)
     if interrupted or checkpoint.stopped:
+        print(f"[train] stopped; resume with --resume {run_dir} (from step {checkpoint.last_save_step})", flush=True)
         model.logger.close()
         return run_dir
     if model.num_timesteps != checkpoint.last_save_step:
@@ -243,9 +244,11 @@ def final_evaluation(run_dir: Path, config: dict[str, Any], verbose: int = 1) ->
     model = MaskablePPO.load(model_path, device=config["train"]["device"])
     deals = _validation_deals(config, config["train"]["final_eval_deals"])
     started = time.perf_counter()
-    result = evaluate_model(model, deals, _eval_env_kwargs(config))
+    deterministic = config["train"]["eval_deterministic"]
+    result = evaluate_model(model, deals, _eval_env_kwargs(config), deterministic)
     summary = {
         "model": str(model_path),
+        "actions": "masked argmax" if deterministic else "masked samples (seed 0)",
         "seeds": config["train"]["eval_seeds"],
         "deals": f"first {len(deals)} ({deals[0]}-{deals[-1]})",
         "seconds": time.perf_counter() - started,
