@@ -26,9 +26,20 @@ Because the talon is never reordered, the player has seen ``talon[:waste_length]
 during the first pass and the whole talon after any recycle; nothing else needs
 recording to know which stock cards are still hidden.
 
-Rules are a small ``np.int32`` array (see :func:`rules_array`): draw count, max
+Rules are a small ``np.int32`` array (``Rules(...).as_array()``): draw count, max
 passes (0 = unlimited), empty-column rule (0 king, 1 any), foundation-to-tableau
 allowed (1) or not (0).
+
+Legal-move generation
+---------------------
+Sets of cards are 52-bit masks in an ``int64`` (bit ``c`` for card ``c``). Each
+column's *accepted* cards (:func:`column_accepts`: the two cards one rank below its
+last card in the other colour; kings, or everything, when empty) and each column's
+face-up run (:func:`column_run`) are such masks, so a tableau move ``s -> d`` is
+legal exactly when ``column_run(s) & column_accepts(d)`` is not empty: a run holds
+at most one card of each rank, so at most one of its tails fits. The same
+acceptance sets serve the waste, the foundations' top cards and :func:`run_start`,
+so the fitting rule is written once.
 """
 
 from __future__ import annotations
