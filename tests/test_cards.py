@@ -94,3 +94,18 @@ def test_bad_decks_say_what_is_wrong():
         parse_deck(deck_string(ids)[:3] + "015" + deck_string(ids)[6:])
     with pytest.raises(ValueError, match="bad deck"):
         parse_deck(7)
+
+
+def test_klondike_solver_example_deals_as_documented():
+    # the example of the Klondike-Solver deck format (ShootMe/Klondike-Solver README): columns row by
+    # row, "7C is the first card to be turned over in the draw pile", suits 1=C 2=D 3=H 4=S
+    from klondike_env import Game
+
+    text = ("072103023042094134111092051034044074114052123011083122012131091082124064014093033112071104132"
+            "053133102084041013073063031061043081054113062024021101022032121")
+    game = Game.from_deck(text)
+    columns = [" ".join(card_str(card) for card, _ in column) for column in game.tableau]
+    assert columns == ["7D", "TH 9D", "2H 5C 5D", "4D 3S QH AD", "9S 4S AC KC QS", "KS 7S 8H 9C 6S 9H",
+                       "JC JS QD 8D AS 3H JD"]
+    assert [card_str(c) for c in game.stock[:8]] == ["7C", "TS", "KD", "5H", "KH", "TD", "8S", "4C"]
+    assert game.deck_string() == text
