@@ -1,0 +1,155 @@
+"""Solve Thoughtful Klondike deals: one deal with its winning line, or a sweep with a CSV.
+
+    python scripts/solve.py --deal 7                      # verdict and the moves, draw-3
+    python scripts/solve.py --deal 7 --draw 1
+    python scripts/solve.py --deals 1-2000 --workers 2 --csv configs/seeds/verdicts_draw3.csv
+
+A sweep prints the winnability estimate with a 95% Wilson interval, counting the UNKNOWN deals
+first as losses and then as wins (both bounds shown), as Blake & Gent report it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from klondike_env import Game, Rules  # noqa: E402
+from klondike_env.solver import SolveStatus, solve  # noqa: E402
+
+CSV_FIELDS = ("deal", "status", "solution_length", "nodes", "seconds", "stopped_by")
+
+
+def parse_deals(text: str) -> list[int]:
+    """``"1-1000"``, ``"5"`` or ``"1-10,20,30-32"`` as a list of deal numbers."""
+    deals: list[int] = []
+    for part in text.split(","):
+        bounds = part.strip().split("-")
+        try:
+            if len(bounds) == 1:
+                deals.append(int(bounds[0]))
+                continue
+            if len(bounds) != 2:
+                raise ValueError
+            first, last = int(bounds[0]), int(bounds[1])
+        except ValueError:
+            raise ValueError(f"bad --deals {text!r}: expected ranges such as 1-1000 or 1-10,20,30-32") from None
+        if last < first:
+            raise ValueError(f"bad --deals range {part!r}: the end is below the start")
+        deals.extend(range(first, last + 1))
+    if any(deal < 0 or deal >= 2**64 for deal in deals):
+        raise ValueError(f"bad --deals {text!r}: deal numbers are integers with 0 <= deal < 2**64")
+    return deals
+
+
+def wilson_interval(wins: int, total: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a binomial proportion."""
+    if total == 0:
+        return 0.0, 1.0
+    p = wins / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def winnability_lines(statuses: list[str]) -> list[str]:
+    total = len(statuses)
+    solved = statuses.count(SolveStatus.SOLVED.value)
+    unknown = statuses.count(SolveStatus.UNKNOWN.value)
+    lines = [f"deals {total}: SOLVED {solved}, UNSOLVABLE {statuses.count(SolveStatus.UNSOLVABLE.value)}, "
+             f"UNKNOWN {unknown}"]
+    for label, wins in (("UNKNOWN as losses", solved), ("UNKNOWN as wins", solved + unknown)):
+        low, high = wilson_interval(wins, total)
+        lines.append(f"winnable ({label}): {100 * wins / max(total, 1):.3f}%  "
+                     f"95% Wilson interval [{100 * low:.3f}%, {100 * high:.3f}%]")
+    return lines
+
+
+def warm_up() -> None:
+    """Load the compiled kernels, so that no deal's time includes it."""
+    solve(0, node_limit=10)
+
+
+def _solve_one(job: tuple) -> tuple:
+    deal, rules, time_limit, node_limit, memory_mb = job
+    result = solve(deal, rules, time_limit=time_limit, node_limit=node_limit, memory_limit_mb=memory_mb)
+    return (deal, result.status.value, len(result.actions) if result.status == SolveStatus.SOLVED else "",
+            result.nodes, f"{result.seconds:.4f}", result.stopped_by or "")
+
+
+def sweep(deals, rules, args) -> None:
+    from tqdm import tqdm
+
+    jobs = [(deal, rules, args.time_limit, args.node_limit, args.memory_mb) for deal in deals]
+    path = Path(args.csv or f"solve_draw{rules.draw_count}.csv")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    rows = []
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_FIELDS)
+        with multiprocessing.Pool(args.workers, initializer=warm_up) as pool:
+            for row in tqdm(pool.imap(_solve_one, jobs), total=len(jobs), unit="deal", mininterval=5):
+                writer.writerow(row)
+                handle.flush()
+                rows.append(row)
+    wall = time.perf_counter() - started
+    seconds = sorted(float(row[4]) for row in rows)
+    print(f"rules: {rules}; limits: time {args.time_limit} s, nodes {args.node_limit}, "
+          f"table {args.memory_mb} MB per worker; {args.workers} workers")
+    print("\n".join(winnability_lines([row[1] for row in rows])))
+    print(f"seconds per deal: median {seconds[len(seconds) // 2]:.3f}, mean {sum(seconds) / len(seconds):.3f}, "
+          f"max {seconds[-1]:.3f}; wall {wall:.0f} s; CSV {path}")
+
+
+def show_one(deal: int, rules: Rules, args) -> None:
+    warm_up()
+    result = solve(deal, rules, time_limit=args.time_limit, node_limit=args.node_limit,
+                   memory_limit_mb=args.memory_mb)
+    extra = f", stopped by {result.stopped_by}" if result.stopped_by else ""
+    print(f"deal {deal} ({rules}): {result.status.value} in {result.seconds:.3f} s, "
+          f"{result.nodes:,} positions{extra}")
+    if result.status != SolveStatus.SOLVED:
+        return
+    game = Game.new(deal, rules)
+    for number, action in enumerate(result.actions, 1):
+        print(f"{number:4d}. {game.action_name(action)}")
+        game.step(action)
+    print(f"won: {game.is_won} after {len(result.actions)} actions")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--deal", type=int, help="solve one deal and print its moves")
+    which.add_argument("--deals", help="sweep deals, e.g. 1-1000 or 1-10,20")
+    parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
+    parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default unlimited)")
+    parser.add_argument("--workers", type=int, default=1, help="processes for a sweep (default 1)")
+    parser.add_argument("--time-limit", type=float, default=None, help="seconds per deal (default none)")
+    parser.add_argument("--node-limit", type=int, default=None, help="positions per deal (default none)")
+    parser.add_argument("--memory-mb", type=float, default=512, help="transposition table per worker (default 512)")
+    parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv)")
+    args = parser.parse_args(argv)
+    try:
+        rules = Rules(draw_count=args.draw, max_passes=args.max_passes)
+        if args.workers < 1:
+            raise ValueError(f"bad --workers {args.workers}: expected a positive integer")
+        if args.deal is not None:
+            show_one(args.deal, rules, args)
+        else:
+            sweep(parse_deals(args.deals), rules, args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
