@@ -324,14 +324,15 @@ class KlondikeEnv(gym.Env):
         return self._obs.copy(), float(reward), terminated, truncated, self._info(flags)
 
     def _info(self, flags: int) -> dict[str, Any]:
-        state = self.game._state
+        # one slice to a list: much cheaper than four numpy scalar reads per step
+        clubs, diamonds, hearts, spades, recycles, moves = self.game._state[core.FOUNDATION:core.MOVES + 1].tolist()
         return {
             "action_mask": self._mask.copy(),
             "won": bool(flags & OUT_WON),
             "deal": self.game.deal,
-            "foundation": int(state[core.FOUNDATION:core.FOUNDATION + 4].sum()),
-            "moves": int(state[core.MOVES]),
-            "passes": int(state[core.RECYCLES]) + 1,
+            "foundation": clubs + diamonds + hearts + spades,
+            "moves": moves,
+            "passes": recycles + 1,
             "illegal_action": bool(flags & OUT_ILLEGAL),
         }
 
