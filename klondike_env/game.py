@@ -117,7 +117,7 @@ class Game:
         other._rules_array = self._rules_array
         other._deck = self._deck
         other._state = self._state.copy()
-        other._history = list(self._history)  # saved states are never mutated
+        other._history = list(self._history)  # snapshots are shared: nothing ever writes to them
         other._mask = self._mask.copy()
         other._actions = self._actions.copy()
         other._legal_count = self._legal_count
@@ -169,7 +169,8 @@ class Game:
         """Take back the last whole action (its draws and flips included)."""
         if not self._history:
             raise NothingToUndoError("nothing to undo: the game is at its opening position (or was sampled there)")
-        self._state = self._history.pop()
+        # copy into the live array: a popped snapshot may be shared with a copy's history
+        self._state[:] = self._history.pop()
         self._legal_count = -1
 
     def _why_illegal(self, action: int) -> str:

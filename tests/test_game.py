@@ -155,6 +155,17 @@ def test_copy_is_independent():
     assert copy == game
 
 
+def test_a_copy_keeps_its_own_undo_history():
+    game = Game.new(1)
+    game.step(DRAW)
+    copy = game.copy()
+    game.undo()
+    game.step(DRAW)
+    game.step(DRAW)
+    copy.undo()
+    assert copy == Game.new(1) and snapshot(copy) == snapshot(Game.new(1))
+
+
 def test_equality_compares_positions_and_rules_not_move_counts():
     game = Game.new(6)
     drawn = game.copy()
