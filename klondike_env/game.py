@@ -304,6 +304,7 @@ class Game:
         cards[cards >= 0] = relabel[cards[cards >= 0]]
         talon = world._state[core.TALON : core.TALON + core.TALON_SLOTS]
         talon[talon >= 0] = relabel[talon[talon >= 0]]
+        world._legal_count = -1  # hidden cards never decide legality, but don't lean on that
         return world
 
     # --- comparison and display -------------------------------------------------
