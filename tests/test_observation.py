@@ -193,3 +193,18 @@ def test_batched_encoding_equals_single():
         out = np.zeros((16, observation_size(mode)), np.float32)
         ob.encode_batch(states, rules, ob.mode_id(mode), out)
         assert np.array_equal(out, np.stack([observe(game, mode) for game in games]))
+
+
+def test_every_card_has_exactly_one_place(any_rules):
+    """information: face-up column, foundation, waste, known stock or hidden; full: the true place."""
+    rng = np.random.default_rng(11)
+    information_places = [ob.P_COLUMN_UP + c for c in range(7)] + [ob.P_FOUNDATION, ob.P_WASTE, ob.P_STOCK, ob.P_HIDDEN]
+    full_places = [p for p in information_places if p != ob.P_HIDDEN] + [ob.P_COLUMN_DOWN + c for c in range(7)]
+    for deal in range(4):
+        game = Game.new(deal, any_rules)
+        for _ in random_playout(game, rng, 120):
+            information, full = observe(game, "information"), observe(game, "full")
+            assert np.array_equal(sum(plane(information, p) for p in information_places), np.ones(52))
+            assert np.array_equal(sum(plane(full, p) for p in full_places), np.ones(52))
+            assert plane(information, ob.P_WASTE_TOP).sum() == (len(game.waste) > 0)
+            assert information[ob.S_FOUNDATION:ob.S_FOUNDATION + 4] * 13 == pytest.approx(game.foundations)
