@@ -490,6 +490,27 @@ def _table_for(capacity: int) -> _Table:
     return table
 
 
+def table_capacity(memory_limit_mb: float, node_limit: int | None = None) -> int:
+    """Entries of the table a search gets: a power of two within the memory limit, and no
+    larger than the node budget needs (small budgets get small, cache-friendly tables)."""
+    capacity = 1 << max(10, int(np.log2(max(memory_limit_mb, 0.001) * 2**20 / ENTRY_BYTES)))
+    if capacity * ENTRY_BYTES > memory_limit_mb * 2**20:
+        capacity >>= 1
+    if capacity < 1024:
+        raise SolverInputError(f"bad memory_limit_mb={memory_limit_mb!r}: at least 0.03 MB is needed")
+    if node_limit is not None:
+        capacity = min(capacity, 1 << max(10, int(np.ceil(np.log2(node_limit / MAX_FILL + 1)))))
+    return capacity
+
+
+def prepare(memory_limit_mb: float = DEFAULT_MEMORY_MB, node_limit: int | None = None) -> None:
+    """Compile (or load) the kernels and allocate the table, so no timed solve pays for them."""
+    table = _table_for(table_capacity(memory_limit_mb, node_limit))
+    table.keys.fill(0)  # touch every page now (the OS hands out zeroed pages lazily)
+    table.stamps.fill(0)
+    solve(0, node_limit=10)
+
+
 def _check_limit(name: str, value, integer: bool):
     if value is None:
         return None
@@ -540,14 +561,7 @@ def solve(
     rules_array = rules.as_array()
     limited = rules_array[RULE_MAX_PASSES] > 0
 
-    # table: a power of two, at most the memory limit, no larger than the node budget needs
-    capacity = 1 << max(10, int(np.log2(max(memory_limit_mb, 0.001) * 2**20 / ENTRY_BYTES)))
-    if capacity * ENTRY_BYTES > memory_limit_mb * 2**20:
-        capacity >>= 1
-    if capacity < 1024:
-        raise SolverInputError(f"bad memory_limit_mb={memory_limit_mb!r}: at least 0.03 MB is needed")
-    if node_limit is not None:
-        capacity = min(capacity, 1 << max(10, int(np.ceil(np.log2(node_limit / MAX_FILL + 1)))))
+    capacity = table_capacity(memory_limit_mb, node_limit)
     entry_stop = int(capacity * MAX_FILL)
     table = _table_for(capacity)
     epoch = np.uint32(table.next_epoch())

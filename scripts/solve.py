@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from klondike_env import Game, Rules  # noqa: E402
-from klondike_env.solver import SolveStatus, solve  # noqa: E402
+from klondike_env.solver import SolveStatus, prepare, solve  # noqa: E402
 
 CSV_FIELDS = ("deal", "status", "solution_length", "nodes", "seconds", "stopped_by")
 
@@ -71,9 +71,9 @@ def winnability_lines(statuses: list[str]) -> list[str]:
     return lines
 
 
-def warm_up() -> None:
-    """Load the compiled kernels, so that no deal's time includes it."""
-    solve(0, node_limit=10)
+def warm_up(memory_mb: float, node_limit: int | None) -> None:
+    """Load the compiled kernels and allocate the table, so that no deal's time includes it."""
+    prepare(memory_mb, node_limit)
 
 
 def _solve_one(job: tuple) -> tuple:
@@ -94,7 +94,7 @@ def sweep(deals, rules, args) -> None:
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(CSV_FIELDS)
-        with multiprocessing.Pool(args.workers, initializer=warm_up) as pool:
+        with multiprocessing.Pool(args.workers, initializer=warm_up, initargs=(args.memory_mb, args.node_limit)) as pool:
             for row in tqdm(pool.imap(_solve_one, jobs), total=len(jobs), unit="deal", mininterval=5):
                 writer.writerow(row)
                 handle.flush()
@@ -109,7 +109,7 @@ def sweep(deals, rules, args) -> None:
 
 
 def show_one(deal: int, rules: Rules, args) -> None:
-    warm_up()
+    warm_up(args.memory_mb, args.node_limit)
     result = solve(deal, rules, time_limit=args.time_limit, node_limit=args.node_limit,
                    memory_limit_mb=args.memory_mb)
     extra = f", stopped by {result.stopped_by}" if result.stopped_by else ""
