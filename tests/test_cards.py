@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from klondike_env import card_str, deal_deck, deck_string, parse_card, parse_deck
 from klondike_env.cards import deck_text
@@ -109,3 +111,17 @@ def test_klondike_solver_example_deals_as_documented():
                        "JC JS QD 8D AS 3H JD"]
     assert [card_str(c) for c in game.stock[:8]] == ["7C", "TS", "KD", "5H", "KH", "TD", "8S", "4C"]
     assert game.deck_string() == text
+
+
+@given(st.permutations(range(52)))
+@settings(max_examples=300, deadline=None)
+def test_any_deck_round_trips_through_every_text_form(deck):
+    assert parse_deck(deck_string(deck)) == deck
+    assert parse_deck(deck_text(deck)) == deck
+    assert parse_deck(deck_text(deck).lower().split()) == deck
+
+
+@given(st.integers(min_value=0, max_value=2**64 - 1))
+@settings(max_examples=300, deadline=None)
+def test_every_deal_number_gives_a_permutation(deal):
+    assert sorted(deal_deck(deal)) == list(range(52))
