@@ -464,10 +464,8 @@ def is_dead(state, rules):
     if is_won(state):
         return False
     mask = np.empty(NUM_ACTIONS, np.uint8)
-    legal_mask(state, rules, mask)
-    for action in range(WASTE_TO_FOUNDATION, NUM_ACTIONS):
-        if mask[action]:
-            return False
+    if legal_mask(state, rules, mask) > mask[DRAW] + mask[RECYCLE]:
+        return False  # a card move is legal now
     talon_length = state[TALON_LENGTH]
     if talon_length == 0:
         return True
@@ -505,7 +503,9 @@ def hidden_mask(state, hidden):
 # --- whole-game loops (benchmarks, batched play) -------------------------------
 @njit(cache=True)
 def random_playout_moves(deal_start, rules, num_moves, seed):
-    """Play ``num_moves`` uniformly random legal actions, dealing afresh on win/dead.
+    """Play ``num_moves`` uniformly random legal actions from deal ``deal_start`` on.
+
+    The next deal starts after a win, a position with no legal action, or 1,000 moves.
 
     The loop used by the core benchmark: legal-move generation, move choice and
     application all happen here. Returns ``(games_finished, games_won)``.
