@@ -187,6 +187,7 @@ class KlondikeVectorEnv(VectorEnv):
 
     def step(self, actions):
         batch = self.batch
+        deals_before = batch.deals.copy()
         batch.step(actions)
         flags = batch.flags
         finished = (flags & (OUT_TERMINATED | OUT_TRUNCATED)) != 0
@@ -200,10 +201,12 @@ class KlondikeVectorEnv(VectorEnv):
             infos["_final_obs"] = finished
             infos["final_info"] = {
                 "won": infos["won"].copy(),
-                "foundation": batch.final_stats[:, 0].copy(),
-                "moves": batch.final_stats[:, 1].copy(),
-                "passes": batch.final_stats[:, 2].copy(),
+                "foundation": batch.final_stats[:, STAT_FOUNDATION].copy(),
+                "moves": batch.final_stats[:, STAT_MOVES].copy(),
+                "passes": batch.final_stats[:, STAT_PASSES].copy(),
+                "deal": deals_before,
                 "_won": finished, "_foundation": finished, "_moves": finished, "_passes": finished,
+                "_deal": finished,
             }
             infos["_final_info"] = finished
         return (

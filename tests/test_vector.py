@@ -64,6 +64,7 @@ def test_batched_equals_single_game_by_game(kwargs):
                 assert infos["_final_obs"][row] and np.array_equal(infos["final_obs"][row], single_obs)
                 assert infos["final_info"]["foundation"][row] == info["foundation"]
                 assert infos["final_info"]["moves"][row] == info["moves"]
+                assert infos["final_info"]["deal"][row] == info["deal"]
                 # the batch dealt a new game in place: the single env follows it
                 single_obs, info = env.reset(options={"deal": int(infos["deal"][row])})
             assert np.array_equal(single_obs, obs[row])
