@@ -323,21 +323,20 @@ def _position_key(state, rules, talon_index, limited, key, values, free):
         if state[COLUMN_DOWN + col] == 0:
             values[col] = free[slot]
             slot += 1
-    # word 0: columns 0-3 (13 bits each), two foundations; word 1: columns 4-6, two
-    # foundations, the waste boundary; word 2: the talon cards left, the recycles
-    word0 = values[0] | (values[1] << 13) | (values[2] << 26) | (values[3] << 39)
-    word0 |= (np.int64(state[FOUNDATION]) << 52) | (np.int64(state[FOUNDATION + 1]) << 56)
-    word1 = values[4] | (values[5] << 13) | (values[6] << 26)
-    word1 |= (np.int64(state[FOUNDATION + 2]) << 39) | (np.int64(state[FOUNDATION + 3]) << 43)
+    # word 0: columns 0-3 (15 bits each); word 1: columns 4-6, the waste boundary, three
+    # foundations; word 2: the talon cards left, the fourth foundation, the recycles
+    word0 = values[0] | (values[1] << 15) | (values[2] << 30) | (values[3] << 45)
     boundary = state[WASTE_LENGTH]
     if not limited and (boundary % rules[RULE_DRAW_COUNT] == 0 or boundary == state[TALON_LENGTH]):
         boundary = 0  # draws and recycles alone lead from each of these boundaries to all the others
-    word1 |= np.int64(boundary) << 47
-    word2 = np.int64(0)
+    word1 = values[4] | (values[5] << 15) | (values[6] << 30) | (np.int64(boundary) << 45)
+    word1 |= (np.int64(state[FOUNDATION]) << 50) | (np.int64(state[FOUNDATION + 1]) << 54)
+    word1 |= np.int64(state[FOUNDATION + 2]) << 58
+    word2 = np.int64(state[FOUNDATION + 3]) << 24
     for i in range(state[TALON_LENGTH]):
         word2 |= np.int64(1) << talon_index[state[TALON + i]]
     if limited:
-        word2 |= np.int64(state[RECYCLES]) << 24
+        word2 |= np.int64(state[RECYCLES]) << 28
     key[0] = word0
     key[1] = word1
     key[2] = word2

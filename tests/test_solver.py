@@ -1,0 +1,272 @@
+"""The Thoughtful solver: verdicts that hold, solutions that replay, budgets that never lie."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from klondike_env import Game, Rules, SolveResult, SolveStatus, core, parse_card, solve
+from klondike_env.solver import SolverInputError
+
+SEEDS = Path(__file__).resolve().parents[1] / "configs" / "seeds"
+
+# Deals pinned by searching with a variant of the rules (found with the solver itself; the
+# search that found them is scripts/find_solver_examples.py -- see the tests below).
+DEALS_NEEDING_A_RECYCLE_DRAW3 = (3, 5)
+
+
+def make_position(columns, foundations=(0, 0, 0, 0), talon=(), waste_length=0, rules=None) -> Game:
+    """A Game at a hand-built position.
+
+    ``columns``: up to 7 lists of card texts, bottom first; a text ending in ``"!"`` is face
+    down (face-down cards must come before the face-up ones). ``talon``: card texts in draw
+    order, of which the first ``waste_length`` are the waste.
+    """
+    game = Game.new(0, rules)
+    state = game._state
+    state[:] = 0
+    state[core.TABLEAU : core.TABLEAU + core.NUM_COLUMNS * core.COLUMN_SLOTS] = -1
+    state[core.TALON : core.TALON + core.TALON_SLOTS] = -1
+    for col, cards in enumerate(columns):
+        down = sum(text.endswith("!") for text in cards)
+        for depth, text in enumerate(cards):
+            state[core.TABLEAU + core.COLUMN_SLOTS * col + depth] = parse_card(text.rstrip("!"))
+        state[core.COLUMN_LENGTH + col] = len(cards)
+        state[core.COLUMN_DOWN + col] = down
+    for i, text in enumerate(talon):
+        state[core.TALON + i] = parse_card(text)
+    state[core.TALON_LENGTH] = len(talon)
+    state[core.WASTE_LENGTH] = waste_length
+    state[core.FOUNDATION : core.FOUNDATION + 4] = foundations
+    game._history = []
+    game._mask_valid = False
+    used = sorted(int(c) for c in state[: core.COLUMN_LENGTH] if c >= 0)
+    used += [int(c) for c in state[core.TALON : core.TALON + len(talon)]]
+    used += [13 * suit + rank for suit in range(4) for rank in range(foundations[suit])]
+    assert sorted(used) == list(range(52)), "a hand-built position must hold every card once"
+    return game
+
+
+def assert_replays_to_a_win(game: Game, result: SolveResult) -> None:
+    assert result.status == SolveStatus.SOLVED
+    game = game.copy()
+    for action in result.actions:
+        game.step(action)  # raises on an illegal action
+    assert game.is_won
+
+
+# --- solutions replay -----------------------------------------------------------
+@pytest.mark.parametrize("draw", [3, 1])
+def test_every_solved_deal_replays_to_a_win(draw):
+    rules = Rules(draw_count=draw)
+    solved = 0
+    for deal in range(1, 41):
+        result = solve(deal, rules, node_limit=60_000)
+        assert isinstance(result.status, SolveStatus)
+        if result.status == SolveStatus.SOLVED:
+            assert_replays_to_a_win(Game.new(deal, rules), result)
+            solved += 1
+    assert solved >= 25  # most deals are won within this budget
+
+
+def test_solutions_replay_from_mid_game_positions():
+    rng = np.random.default_rng(7)
+    for deal in range(50, 62):
+        game = Game.new(deal)
+        for _ in range(int(rng.integers(5, 40))):
+            legal = game.legal_actions()
+            if not legal or game.is_won:
+                break
+            game.step(int(rng.choice(legal)))
+        result = solve(game, node_limit=40_000)
+        if result.status == SolveStatus.SOLVED:
+            assert_replays_to_a_win(game, result)
+
+
+def test_a_deck_a_deal_number_and_a_game_give_the_same_search():
+    by_number = solve(3, node_limit=20_000)
+    by_deck = solve(Game.new(3).deck_string(), node_limit=20_000)
+    by_game = solve(Game.new(3), node_limit=20_000)
+    assert by_number.actions == by_deck.actions == by_game.actions
+    assert by_number.status == SolveStatus.SOLVED
+
+
+# --- hand-built positions with known answers --------------------------------------
+def test_trivial_endgame_is_solved():
+    # every card home but the four kings, one per column
+    game = make_position([["KC"], ["KD"], ["KH"], ["KS"]], foundations=(12, 12, 12, 12))
+    result = solve(game)
+    assert_replays_to_a_win(game, result)
+    assert len(result.actions) == 4
+
+
+def test_king_buried_on_its_ace_with_no_way_round_is_unsolvable():
+    # Column 0 is KS on a face-down AS. Every other card but the spades is home. The other
+    # spades fill columns 1-6 and the stock: a spade fits only on a red card, every red card
+    # is home and can come back only onto a black card one rank up (a spade) or, as a red
+    # king, onto an empty column -- and no column can ever be emptied, since no spade can go
+    # home before AS. So KS never moves and AS is never freed.
+    columns = [["AS!", "KS"], ["2S"], ["3S!", "5S"], ["6S"], ["7S!", "8S"], ["9S"], ["TS"]]
+    game = make_position(columns, foundations=(13, 13, 13, 0), talon=["JS", "QS", "4S"])
+    result = solve(game)
+    assert result.status == SolveStatus.UNSOLVABLE
+    assert result.stopped_by is None
+
+
+def test_hand_built_position_that_needs_worrying_back():
+    # Only the clubs are out, in three columns whose face-down cards are all lower clubs
+    # under higher ones; every other suit is home and four columns are empty. KC can move to
+    # an empty column, but then QC needs a red king and 3C (on AC, 2C) a red 4: all home.
+    # Without worrying back nothing else can ever move; with it, red and black cards come
+    # down to build the runs that take the clubs off their buried aces and twos.
+    columns = [["AC!", "2C!", "3C"], ["4C!", "5C!", "6C!", "7C"], ["8C!", "9C!", "TC"], ["JC!", "QC!", "KC"]]
+    game = make_position(columns, foundations=(0, 13, 13, 13))
+    result = solve(game)
+    assert_replays_to_a_win(game, result)
+    assert any(action >= core.FOUNDATION_TO_COLUMN for action in result.actions)
+    forbidden = solve(game, Rules(foundation_to_tableau=False))
+    assert forbidden.status == SolveStatus.UNSOLVABLE and forbidden.stopped_by is None
+
+
+@pytest.mark.parametrize("deal", DEALS_NEEDING_A_RECYCLE_DRAW3)
+def test_deals_that_need_a_recycle(deal):
+    # Found by solving with max_passes=1 (the variant that forbids recycling): exhaustive
+    # UNSOLVABLE there, SOLVED with the standard rules.
+    assert solve(deal, Rules(max_passes=1), node_limit=2_000_000).status == SolveStatus.UNSOLVABLE
+    result = solve(deal, node_limit=2_000_000)
+    assert_replays_to_a_win(Game.new(deal), result)
+    assert core.RECYCLE in result.actions
+
+
+# --- exactness against a plain search -------------------------------------------
+def brute_force_winnable(game: Game, limit: int = 20_000) -> bool | None:
+    """Depth-first search over every legal action, no pruning; None past ``limit`` positions."""
+    rules = game._rules_array
+    seen = set()
+    stack = [game._state.copy()]
+    mask = np.empty(core.NUM_ACTIONS, np.uint8)
+    while stack:
+        state = stack.pop()
+        if core.is_won(state):
+            return True
+        key = state[: core.MOVES].tobytes() if rules[core.RULE_MAX_PASSES] else (
+            state[: core.RECYCLES].tobytes())
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > limit:
+            return None
+        core.legal_mask(state, rules, mask)
+        for action in np.flatnonzero(mask):
+            child = state.copy()
+            core.apply_action(child, rules, int(action))
+            stack.append(child)
+    return False
+
+
+def random_endgame(rng: np.random.Generator, rules: Rules) -> Game:
+    """A random legal-looking position with a few cards left outside the foundations."""
+    while True:
+        foundations = [int(rng.integers(8, 14)) for _ in range(4)]
+        rest = [13 * suit + rank for suit in range(4) for rank in range(foundations[suit], 13)]
+        if 3 <= len(rest) <= 10:
+            break
+    rng.shuffle(rest)
+    talon_size = int(rng.integers(0, min(len(rest), 6) + 1))
+    talon, cards = rest[:talon_size], rest[talon_size:]
+    columns = [[] for _ in range(7)]
+    for card in cards:
+        columns[int(rng.integers(0, 7))].append(card)
+    texts = [[("{}!" if i < len(col) - 1 else "{}").format(_text(card)) for i, card in enumerate(col)]
+             for col in columns]
+    return make_position(texts, tuple(foundations), [_text(c) for c in talon],
+                         int(rng.integers(0, talon_size + 1)), rules)
+
+
+def _text(card: int) -> str:
+    return "A23456789TJQK"[card % 13] + "CDHS"[card // 13]
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(draw_count=1), Rules(max_passes=2),
+                                   Rules(foundation_to_tableau=False), Rules(empty_column="any")],
+                         ids=["draw3", "draw1", "two-passes", "no-worrying-back", "any-empty"])
+def test_verdicts_match_a_search_without_pruning(rules):
+    rng = np.random.default_rng(2026)
+    compared = {True: 0, False: 0}
+    for _ in range(60):
+        game = random_endgame(rng, rules)
+        truth = brute_force_winnable(game)
+        if truth is None:
+            continue
+        result = solve(game)
+        assert result.status == (SolveStatus.SOLVED if truth else SolveStatus.UNSOLVABLE), game
+        if truth:
+            assert_replays_to_a_win(game, result)
+        compared[truth] += 1
+    assert compared[True] >= 5 and compared[False] >= 5
+
+
+# --- budgets ----------------------------------------------------------------------
+def test_budget_exhaustion_never_yields_unsolvable():
+    full = solve(1, node_limit=3000)
+    assert full.status == SolveStatus.UNKNOWN and full.stopped_by == "nodes" and full.nodes == 3000
+    for deal in range(1, 30):
+        exact = solve(deal, node_limit=50_000)
+        if exact.status != SolveStatus.UNSOLVABLE or exact.nodes < 20:
+            continue
+        for limit in (1, exact.nodes // 2, exact.nodes - 1):
+            cut = solve(deal, node_limit=max(limit, 1))
+            assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "nodes"
+
+
+def test_a_full_table_and_a_time_limit_give_unknown():
+    full = solve(1, memory_limit_mb=0.05)
+    assert full.status == SolveStatus.UNKNOWN and full.stopped_by == "memory"
+    timed = solve(1, time_limit=0.05)
+    assert timed.status == SolveStatus.UNKNOWN and timed.stopped_by == "time"
+    assert timed.seconds < 5
+
+
+def test_a_won_position_is_solved_with_no_actions():
+    game = make_position([], foundations=(13, 13, 13, 13))
+    result = solve(game)
+    assert result.status == SolveStatus.SOLVED and result.actions == []
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"time_limit": 0}, "time_limit"),
+    ({"node_limit": 1.5}, "node_limit"),
+    ({"node_limit": True}, "node_limit"),
+    ({"memory_limit_mb": -1}, "memory_limit_mb"),
+    ({"rules": "draw3"}, "rules"),
+])
+def test_bad_arguments_say_what_is_wrong(kwargs, message):
+    with pytest.raises(SolverInputError, match=message):
+        solve(1, **kwargs)
+    with pytest.raises(ValueError, match="deal"):
+        solve(-1)
+
+
+# --- committed verdict files -----------------------------------------------------
+@pytest.mark.parametrize("draw", [3, 1])
+def test_verdict_files_cover_the_seed_sets_and_agree_with_the_solver(draw):
+    path = SEEDS / f"verdicts_draw{draw}.csv"
+    if not path.exists():
+        pytest.skip(f"{path.name} not generated yet")
+    with path.open() as handle:
+        rows = {int(row["deal"]): row for row in csv.DictReader(handle)}
+    assert set(range(1, 2001)) <= set(rows)
+    rules = Rules(draw_count=draw)
+    checked = 0
+    for deal in range(1, 61):
+        row = rows[deal]
+        if row["status"] == "UNKNOWN":
+            continue
+        result = solve(deal, rules, node_limit=30_000)
+        if result.status != SolveStatus.UNKNOWN:
+            assert result.status.value == row["status"], deal
+            checked += 1
+    assert checked >= 30
