@@ -11,15 +11,14 @@ stepped along; at the next decision those still consistent with the view (no new
 card contradicts them) vote again on their next action, without solving anything. Fresh
 worlds are sampled when fewer than ``keep`` such plans remain. With no hidden cards left
 there is one world, the true one, solved once with ``samples * nodes`` positions. When no
-world is won within the budget the agent plays the greedy agent's move (fall-back).
+world is won within the budget, the undecided worlds are solved again with ``retry`` times the
+nodes; if still none is won the agent plays the greedy agent's move (fall-back).
 
 Everything is seeded by the deal's seed and node budgets are deterministic, so a run is
 reproducible; a ``budget`` in seconds trades that for a bound on time.
 """
 
 from __future__ import annotations
-
-from collections import Counter
 
 from agents.base import RESIGN, Agent, DealInfo, PlayerView
 from agents.greedy import GreedyAgent
@@ -34,6 +33,8 @@ class DeterminizedAgent(Agent):
         "nodes": (int, 10000, "solver positions per world (deterministic budget)"),
         "budget": (float, 0.0, "solver seconds per world, 0 for none (timing-dependent when set)"),
         "keep": (int, 1, "re-sample when fewer winning plans than this survive (0: every decision)"),
+        "check": (bool, True, "when worlds disagree, try every candidate first action in every world"),
+        "retry": (int, 4, "when no world is won, solve the undecided ones again with this many times the nodes (0: off)"),
     }
 
     def __init__(self, **options):
@@ -59,8 +60,6 @@ class DeterminizedAgent(Agent):
         else:
             action = self._fallback.choose(view)
         self._fallback.note(view, action)
-        if action != RESIGN:
-            self._advance(action)
         return action
 
     # --- helpers ------------------------------------------------------------------
@@ -70,32 +69,54 @@ class DeterminizedAgent(Agent):
             worlds, nodes = [view.sample_world(self.rng)], self.nodes * self.samples
         else:
             worlds, nodes = [view.sample_world(self.rng) for _ in range(self.samples)], self.nodes
-        plans = []
+        plans, undecided = self._solve_each(worlds, nodes)
+        if not plans and self.retry > 1 and undecided:
+            # nothing won in budget: the position may be hard rather than lost, so look deeper
+            plans, _ = self._solve_each(undecided, nodes * self.retry)
+        return plans
+
+    def _vote(self, view: PlayerView) -> int:
+        """Play the action that wins in the most worlds, and keep those worlds' lines.
+
+        A world's solution names one winning first action, not all of them. When the
+        worlds disagree, each candidate is also tried in the worlds whose line starts
+        otherwise (``check``), so an action is credited wherever it wins.
+        """
+        lines: dict[int, list[tuple[Game, list[int]]]] = {}
+        for world, line in self._plans:
+            lines.setdefault(line[0], []).append((world, line))
+        if self.check and len(lines) > 1:
+            found = {action: list(entries) for action, entries in lines.items()}
+            for action in lines:
+                for world, line in self._plans:
+                    if line[0] != action:
+                        child = world.copy()
+                        child.step(action)
+                        result = solve(child, node_limit=self.nodes, time_limit=self.budget or None)
+                        self.solves += 1
+                        if result.status == SolveStatus.SOLVED:
+                            found[action].append((world, [action] + list(result.actions)))
+        else:
+            found = lines
+        legal = set(view.legal_actions)
+        ranked = sorted(found, key=lambda a: (-len(found[a]), -len(lines[a]), a))
+        action = next((a for a in ranked if a in legal), None)  # all legal for consistent worlds
+        if action is None:
+            return self._fallback.choose(view)
+        self._plans = []
+        for world, line in found[action]:
+            world.step(action)
+            self._plans.append((world, line[1:]))
+        return int(action)
+
+    def _solve_each(self, worlds: list[Game], nodes: int) -> tuple[list[tuple[Game, list[int]]], list[Game]]:
+        """``(winning plans, worlds the budget left undecided)``."""
+        plans, undecided = [], []
         for world in worlds:
             result = solve(world, node_limit=nodes, time_limit=self.budget or None)
             self.solves += 1
             if result.status == SolveStatus.SOLVED and result.actions:
                 plans.append((world, list(result.actions)))
-        return plans
-
-    def _vote(self, view: PlayerView) -> int:
-        """The first action winning in most worlds; ties go to the shorter mean line, then the lower id."""
-        votes = Counter(line[0] for _, line in self._plans)
-        lengths: dict[int, int] = Counter()
-        for _, line in self._plans:
-            lengths[line[0]] += len(line)
-        legal = set(view.legal_actions)
-        ranked = sorted(votes, key=lambda a: (-votes[a], lengths[a] / votes[a], a))
-        for action in ranked:
-            if action in legal:  # always true for a consistent world; kept as a guard
-                return int(action)
-        return self._fallback.choose(view)
-
-    def _advance(self, action: int) -> None:
-        """Step the worlds whose line starts with ``action``; drop the others."""
-        kept = []
-        for world, line in self._plans:
-            if line[0] == action:
-                world.step(action)
-                kept.append((world, line[1:]))
-        self._plans = kept
+            elif result.status == SolveStatus.UNKNOWN:
+                undecided.append(world)
+        return plans, undecided

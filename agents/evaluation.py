@@ -133,9 +133,11 @@ def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int =
 _worker_agent: Agent | None = None
 
 
-def _init_worker(agent_spec: str) -> None:
+def _init_worker(agent_spec: str, rules_options: dict) -> None:
     global _worker_agent
     _worker_agent = make_agent(agent_spec)
+    # a few moves of an unscored deal, so that loading compiled kernels is not timed as play
+    play_game(_worker_agent, 0, Rules(**rules_options), seed=0, max_moves=3)
 
 
 def _play_in_worker(job: tuple[int, dict, int, int]) -> GameRecord:
@@ -148,14 +150,14 @@ def play_deals(agent_spec: str, deals: list[int], rules: Rules, seed: int = 0, w
     """Play every deal; with ``workers > 1`` in that many processes. Records come back in deal order."""
     from tqdm import tqdm
 
-    make_agent(agent_spec)  # fail fast, in this process, on a bad spec or a missing model file
     rules_options = asdict(rules)
     jobs = [(deal, rules_options, deal_seed(seed, deal), max_moves) for deal in deals]
     bar = dict(total=len(jobs), disable=not progress, desc=agent_spec, unit="game", smoothing=0.05)
     if workers <= 1:
-        _init_worker(agent_spec)
+        _init_worker(agent_spec, rules_options)  # raises here on a bad spec or a missing model file
         return [_play_in_worker(job) for job in tqdm(jobs, **bar)]
-    with multiprocessing.get_context("fork").Pool(workers, _init_worker, (agent_spec,)) as pool:
+    make_agent(agent_spec)  # fail fast in this process rather than inside the pool
+    with multiprocessing.get_context("fork").Pool(workers, _init_worker, (agent_spec, rules_options)) as pool:
         return list(tqdm(pool.imap(_play_in_worker, jobs, chunksize=1), **bar))
 
 

@@ -84,7 +84,7 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are budget, keep, nodes, samples"),
+        ("determinized:sample=2", "allowed options are budget, check, keep, nodes, retry, samples"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
         ("determinized:samples", "expected key=value"),
