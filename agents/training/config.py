@@ -39,7 +39,7 @@ POLICY_DEFAULTS: dict[str, Any] = {
     # only used by features_extractor="cards"
     "card_embedding_dim": 64,
     "attention_heads": 4,
-    "attention_layers": 1,
+    "attention_layers": 1,  # 0: no attention, a per-card MLP (Deep Sets)
 }
 
 TRAIN_DEFAULTS: dict[str, Any] = {
@@ -250,6 +250,16 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     for key in ("eval_freq", "eval_deals", "final_eval_deals", "keep_checkpoints"):
         if train[key] < 0:
             raise ConfigError(f"train.{key} must be 0 or more, got {train[key]}")
+    for key in ("card_embedding_dim", "attention_heads"):
+        if policy[key] < 1:
+            raise ConfigError(f"policy.{key} must be at least 1, got {policy[key]}")
+    if policy["attention_layers"] < 0:
+        raise ConfigError(f"policy.attention_layers must be 0 or more, got {policy['attention_layers']}")
+    if policy["card_embedding_dim"] % policy["attention_heads"]:
+        raise ConfigError(
+            f"policy.card_embedding_dim ({policy['card_embedding_dim']}) must be a multiple of "
+            f"policy.attention_heads ({policy['attention_heads']})"
+        )
     if train["stats_window"] < 1:
         raise ConfigError(f"train.stats_window must be at least 1, got {train['stats_window']}")
     return config
