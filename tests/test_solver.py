@@ -142,7 +142,7 @@ def test_deals_that_need_a_recycle(deal):
 
 
 # --- exactness against a plain search -------------------------------------------
-def brute_force_winnable(game: Game, limit: int = 20_000) -> bool | None:
+def brute_force_winnable(game: Game, limit: int = 3000) -> bool | None:
     """Depth-first search over every legal action, no pruning; None past ``limit`` positions."""
     rules = game._rules_array
     seen = set()
@@ -168,18 +168,19 @@ def brute_force_winnable(game: Game, limit: int = 20_000) -> bool | None:
 
 
 def random_endgame(rng: np.random.Generator, rules: Rules) -> Game:
-    """A random legal-looking position with a few cards left outside the foundations."""
+    """A random position with a few cards out, piled face down in few columns (often stuck)."""
     while True:
-        foundations = [int(rng.integers(8, 14)) for _ in range(4)]
+        foundations = [int(rng.integers(9, 14)) for _ in range(4)]
         rest = [13 * suit + rank for suit in range(4) for rank in range(foundations[suit], 13)]
-        if 3 <= len(rest) <= 10:
+        if 4 <= len(rest) <= 8:
             break
     rng.shuffle(rest)
-    talon_size = int(rng.integers(0, min(len(rest), 6) + 1))
+    talon_size = int(rng.integers(0, 4))
     talon, cards = rest[:talon_size], rest[talon_size:]
     columns = [[] for _ in range(7)]
+    used_columns = int(rng.integers(1, 4))
     for card in cards:
-        columns[int(rng.integers(0, 7))].append(card)
+        columns[int(rng.integers(0, used_columns))].append(card)
     texts = [[("{}!" if i < len(col) - 1 else "{}").format(_text(card)) for i, card in enumerate(col)]
              for col in columns]
     return make_position(texts, tuple(foundations), [_text(c) for c in talon],
@@ -190,10 +191,13 @@ def _text(card: int) -> str:
     return "A23456789TJQK"[card % 13] + "CDHS"[card // 13]
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(draw_count=1), Rules(max_passes=2),
-                                   Rules(foundation_to_tableau=False), Rules(empty_column="any")],
-                         ids=["draw3", "draw1", "two-passes", "no-worrying-back", "any-empty"])
-def test_verdicts_match_a_search_without_pruning(rules):
+# Worrying back is off here: with it, every home card can come back down and the plain
+# search drowns; the hand-built positions above cover it.
+@pytest.mark.parametrize("options", [{}, {"draw_count": 1}, {"max_passes": 2}, {"max_passes": 1, "draw_count": 1},
+                                     {"empty_column": "any"}],
+                         ids=["draw3", "draw1", "two-passes", "one-pass-draw1", "any-empty"])
+def test_verdicts_match_a_search_without_pruning(options):
+    rules = Rules(foundation_to_tableau=False, **options)
     rng = np.random.default_rng(2026)
     compared = {True: 0, False: 0}
     for _ in range(60):
@@ -206,7 +210,9 @@ def test_verdicts_match_a_search_without_pruning(rules):
         if truth:
             assert_replays_to_a_win(game, result)
         compared[truth] += 1
-    assert compared[True] >= 5 and compared[False] >= 5
+    assert compared[True] >= 20
+    # with any card allowed on an empty column these small positions are all winnable
+    assert compared[False] >= (0 if rules.empty_column == "any" else 3)
 
 
 # --- budgets ----------------------------------------------------------------------
