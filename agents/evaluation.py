@@ -98,13 +98,14 @@ class GameRecord:
     won: bool
     moves: int
     foundation_cards: int
-    seconds: float
+    seconds: float  # wall clock
     ending: str  # won, dead, resigned, move limit
+    cpu_seconds: float = 0.0  # this process's CPU time: fairer than wall time on a shared machine
 
 
 def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int = DEFAULT_MAX_MOVES) -> GameRecord:
     """Play one deal to its end with ``agent``; the agent only ever sees :class:`PlayerView`."""
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     game = Game.new(deal, rules)
     agent.reset(DealInfo(seed=seed, rules=rules))
     ending = "move limit"
@@ -127,7 +128,8 @@ def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int =
             game.step(action)
         except IllegalActionError as error:
             raise AgentError(f"agent {agent.label} played an illegal move on deal {deal}: {error}") from None
-    return GameRecord(deal, game.is_won, game.move_count, sum(game.foundations), time.perf_counter() - start, ending)
+    return GameRecord(deal, game.is_won, game.move_count, sum(game.foundations), time.perf_counter() - start, ending,
+                      time.process_time() - cpu_start)
 
 
 _worker_agent: Agent | None = None
@@ -206,6 +208,7 @@ def summarize(records: list[GameRecord], rules: Rules, verdicts: Path | None = N
         "moves_per_win": float(np.mean(win_moves)) if win_moves else None,
         "seconds_per_game": float(np.mean([r.seconds for r in records])) if records else 0.0,
         "max_seconds_per_game": float(max((r.seconds for r in records), default=0.0)),
+        "cpu_seconds_per_game": float(np.mean([r.cpu_seconds for r in records])) if records else 0.0,
         "endings": endings,
         "winnable": None,
     }
@@ -247,9 +250,10 @@ def write_results(records: list[GameRecord], summary: dict, out_dir: Path, stem:
     csv_path = out_dir / f"{stem}.csv"
     with open(csv_path, "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["deal", "won", "moves", "foundation_cards", "seconds", "ending"])
+        writer.writerow(["deal", "won", "moves", "foundation_cards", "seconds", "cpu_seconds", "ending"])
         for r in records:
-            writer.writerow([r.deal, int(r.won), r.moves, r.foundation_cards, f"{r.seconds:.4f}", r.ending])
+            writer.writerow([r.deal, int(r.won), r.moves, r.foundation_cards, f"{r.seconds:.4f}", f"{r.cpu_seconds:.4f}",
+                             r.ending])
     summary = dict(summary, csv=str(csv_path))
     json_path = out_dir / f"{stem}.json"
     json_path.write_text(json.dumps(summary, indent=2) + "\n")

@@ -32,9 +32,14 @@ def display_name(summary: dict) -> str:
     return summary["agent"] + (UPPER_BOUND if summary.get("sees_hidden_cards") else "")
 
 
+def deal_text(summary: dict) -> str:
+    seeds, deals = summary.get("seeds", "?"), summary.get("deals", "?")
+    return seeds if seeds == deals else f"{seeds} ({deals})"
+
+
 def markdown_table(summaries: list[dict]) -> str:
     header = ("| agent | deals | draw | won | win rate | 95% CI | win rate on winnable | "
-              "foundation cards | moves per win | s per game |")
+              "foundation cards | moves per win | s per game | CPU s per game |")
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
     for s in summaries:
         low, high = s["win_rate_ci95"]
@@ -44,9 +49,9 @@ def markdown_table(summaries: list[dict]) -> str:
                          if on_winnable is not None else "-")
         moves = s.get("moves_per_win")
         lines.append(
-            f"| {display_name(s)} | {s.get('seeds', '?')} ({s.get('deals', '?')}) | {s.get('rules', {}).get('draw_count', '?')} "
+            f"| {display_name(s)} | {deal_text(s)} | {s.get('rules', {}).get('draw_count', '?')} "
             f"| {s['wins']}/{s['games']} | {s['win_rate']:.1%} | {low:.1%}–{high:.1%} | {winnable_text} "
-            f"| {s['mean_foundation_cards']:.1f} | {'-' if moves is None else f'{moves:.0f}'} | {s['seconds_per_game']:.3f} |"
+            f"| {s['mean_foundation_cards']:.1f} | {'-' if moves is None else f'{moves:.0f}'} | {s['seconds_per_game']:.3f} | {s.get('cpu_seconds_per_game', float('nan')):.3f} |"
         )
     return "\n".join(lines)
 

@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"on solver-winnable deals: {w['wins_on_winnable']}/{w['winnable_deals']} = {w['win_rate_on_winnable']:.1%}")
     moves = summary["moves_per_win"]
     print(f"mean foundation cards {summary['mean_foundation_cards']:.2f}, moves per win "
-          f"{'-' if moves is None else f'{moves:.1f}'}, {summary['seconds_per_game']:.3f} s per game")
+          f"{'-' if moves is None else f'{moves:.1f}'}, {summary['seconds_per_game']:.3f} s per game "
+          f"({summary['cpu_seconds_per_game']:.3f} s CPU)")
     print(path)
     return 0
 
