@@ -238,6 +238,21 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
+def code_version() -> str | None:
+    """The git commit of the project (``+dirty`` when files differ from it), if it is a checkout."""
+    import subprocess
+
+    root = SEED_DIR.parents[1]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (commit + ("+dirty" if dirty else "")) or None
+
+
 # --- files ---------------------------------------------------------------------------
 def result_stem(agent_label: str, seeds_name: str, rules: Rules) -> str:
     text = f"{agent_label}_{Path(seeds_name).stem}_draw{rules.draw_count}"
@@ -284,6 +299,7 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
         **summarize(records, rules),
         "wall_seconds": time.perf_counter() - start,
         "command": command,
+        "code_version": code_version(),
     }
     path = write_results(records, summary, Path(out_dir), result_stem(agent.label, seeds_name, rules))
     return path, summary
