@@ -5,14 +5,17 @@ At a decision the agent samples ``samples`` worlds consistent with what it knows
 :func:`klondike_env.solver.solve` under ``nodes`` positions (and ``budget`` seconds when
 given), and plays the first action that wins in the most worlds. Solutions begin with the
 draws that bring a talon card up, so the vote is on the first action, draws included.
+A solution names one winning first action per world, not all of them: when the worlds'
+first actions disagree, every candidate is also solved in the worlds that chose another
+(``check``), so an action is credited in every world where it still wins.
 
-Plans are reused: after the chosen action the worlds whose winning line began with it are
-stepped along; at the next decision those still consistent with the view (no newly seen
-card contradicts them) vote again on their next action, without solving anything. Fresh
-worlds are sampled when fewer than ``keep`` such plans remain. With no hidden cards left
-there is one world, the true one, solved once with ``samples * nodes`` positions. When no
-world is won within the budget, the undecided worlds are solved again with ``retry`` times the
-nodes; if still none is won the agent plays the greedy agent's move (fall-back).
+Plans are reused: after the chosen action the worlds where it wins are stepped along with
+their winning lines; at the next decision those still consistent with the view (no newly
+seen card contradicts them) vote again on their next action, without solving anything.
+Fresh worlds are sampled when fewer than ``keep`` such plans remain. With no hidden cards
+left there is one world, the true one, solved once with ``samples * nodes`` positions. When
+no world is won within the budget, the undecided worlds are solved again with ``retry``
+times the nodes; if still none is won the agent plays the greedy agent's move (fall-back).
 
 Everything is seeded by the deal's seed and node budgets are deterministic, so a run is
 reproducible; a ``budget`` in seconds trades that for a bound on time.
