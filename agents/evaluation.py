@@ -284,6 +284,7 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
     if workers < 1:
         raise ValueError(f"bad workers {workers!r}: use 1 or more processes")
     agent = make_agent(agent_spec)
+    version = code_version()  # before playing: the code that is about to run
     start = time.perf_counter()
     records = play_deals(agent_spec, deals, rules, seed=seed, workers=workers, max_moves=max_moves, progress=progress)
     summary = {
@@ -299,7 +300,7 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
         **summarize(records, rules),
         "wall_seconds": time.perf_counter() - start,
         "command": command,
-        "code_version": code_version(),
+        "code_version": version,
     }
     path = write_results(records, summary, Path(out_dir), result_stem(agent.label, seeds_name, rules))
     return path, summary
