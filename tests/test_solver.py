@@ -13,9 +13,10 @@ from klondike_env.solver import SolverInputError
 
 SEEDS = Path(__file__).resolve().parents[1] / "configs" / "seeds"
 
-# Deals pinned by searching with a variant of the rules (found with the solver itself; the
-# search that found them is scripts/find_solver_examples.py -- see the tests below).
-DEALS_NEEDING_A_RECYCLE_DRAW3 = (3, 5)
+# Deals pinned by solving with a variant of the rules that forbids the move (found by
+# `python -m klondike_env.solver_examples --deals 1-1500 --node-limit 100000`).
+DEALS_NEEDING_A_RECYCLE_DRAW3 = (3, 4, 5)
+DEAL_NEEDING_WORRYING_BACK_DRAW3 = 1097
 
 
 def make_position(columns, foundations=(0, 0, 0, 0), talon=(), waste_length=0, rules=None) -> Game:
@@ -139,6 +140,15 @@ def test_deals_that_need_a_recycle(deal):
     result = solve(deal, node_limit=2_000_000)
     assert_replays_to_a_win(Game.new(deal), result)
     assert core.RECYCLE in result.actions
+
+
+def test_a_deal_that_needs_worrying_back():
+    deal = DEAL_NEEDING_WORRYING_BACK_DRAW3
+    forbidden = solve(deal, Rules(foundation_to_tableau=False), node_limit=2_000_000)
+    assert forbidden.status == SolveStatus.UNSOLVABLE
+    result = solve(deal, node_limit=2_000_000)
+    assert_replays_to_a_win(Game.new(deal), result)
+    assert any(action >= core.FOUNDATION_TO_COLUMN for action in result.actions)
 
 
 # --- exactness against a plain search -------------------------------------------
