@@ -46,6 +46,15 @@ chooses which moves to try and in what order.
   empty columns only the first is a destination, and a whole column without face-down cards is
   never moved onto an empty column (a column permutation).
 
+* **A card buried for good** (checked at the root; the pattern can only arise from cards
+  that are already face down, so it never newly appears deeper in the search). With the
+  king-only empty-column rule, let ``x`` (not a king) be face down or the head of its column's
+  face-up run, with a lower card of its own suit somewhere beneath it and *both* cards that
+  could hold it (the other colour, one rank up) beneath it too. Nothing beneath ``x`` can move
+  before ``x`` leaves the column; ``x`` can leave only to its foundation (which needs the lower
+  card home first) or onto one of its holders (both still beneath it). So ``x`` never leaves
+  and the position is lost: the answer is UNSOLVABLE at once.
+
 Foundation-to-tableau moves ("worrying back") are kept: Blake & Gent (JAIR) show the
 Klondike-Solver rule that forbids them right after a foundation move gives wrong "unwinnable"
 verdicts. Nothing else is pruned.
@@ -77,6 +86,7 @@ from klondike_env.core import (
     NUM_COLUMNS,
     NUM_RANKS,
     NUM_SUITS,
+    KING,
     RECYCLE,
     RECYCLES,
     RULE_DRAW_COUNT,
@@ -373,6 +383,35 @@ def _table_insert(table, stamps, epoch, key):
 
 
 @njit(cache=True)
+def _buried_for_good(state, rules):
+    """True when some card can provably never leave its column (module docstring)."""
+    if rules[core.RULE_EMPTY_ANY] == 1:
+        return False
+    for col in range(NUM_COLUMNS):
+        base = TABLEAU + COLUMN_SLOTS * col
+        for depth in range(1, state[COLUMN_DOWN + col] + 1):
+            if depth >= state[COLUMN_LENGTH + col]:
+                break
+            card = state[base + depth]  # face down, or the head of the face-up run
+            rank = card % NUM_RANKS
+            if rank == KING - 1:
+                continue
+            suit = card // NUM_RANKS
+            holder_suit = 0 if suit == 1 or suit == 2 else 1  # the other colour: 0/3 or 1/2
+            holders = 0
+            lower_same_suit = False
+            for below in range(depth):
+                other = state[base + below]
+                if other // NUM_RANKS == suit and other % NUM_RANKS < rank:
+                    lower_same_suit = True
+                if other % NUM_RANKS == rank + 1 and core.card_is_red(other) != core.card_is_red(card):
+                    holders += 1
+            if lower_same_suit and holders == 2:
+                return True
+    return False
+
+
+@njit(cache=True)
 def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
            table, stamps, epoch, auto_out):
     """Set up a search from ``root`` (root auto-play recorded in ``auto_out``). Returns its count."""
@@ -389,6 +428,10 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
     _table_insert(table, stamps, epoch, key)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
+    if _buried_for_good(state, rules):
+        ctrl[_DEPTH] = -1
+        ctrl[_RESULT] = _EXHAUSTED
+        return auto_count
     move_counts[0] = _generate_moves(state, rules, moves[0], scores[0], np.empty(core.TALON_SLOTS + 1, np.uint8))
     move_next[0] = 0
     return auto_count

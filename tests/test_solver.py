@@ -117,6 +117,20 @@ def test_king_buried_on_its_ace_with_no_way_round_is_unsolvable():
     assert result.stopped_by is None
 
 
+def test_a_card_buried_above_its_lower_suit_card_and_both_holders_is_unsolvable():
+    # Deal 110: a card with a lower card of its suit and both of its holders beneath it in
+    # its column can never leave it (the solver module docstring has the proof).
+    result = solve(110)
+    assert result.status == SolveStatus.UNSOLVABLE and result.nodes == 1
+    # The same by hand: 7C covers 4C and both red 8s; the rest waits in the talon.
+    foundations = (3, 7, 7, 13)
+    rest = [f"{r}{s}" for s, height in zip("CDHS", foundations) for r in "A23456789TJQK"[height:]]
+    talon = [card for card in rest if card not in {"8H", "8D", "4C", "7C"}]
+    game = make_position([["8H!", "8D!", "4C!", "7C"]], foundations=foundations, talon=talon)
+    assert solve(game).status == SolveStatus.UNSOLVABLE
+    assert solve(game, Rules(empty_column="any")).status == SolveStatus.SOLVED
+
+
 def test_hand_built_position_that_needs_worrying_back():
     # Only the clubs are out, in three columns whose face-down cards are all lower clubs
     # under higher ones; every other suit is home and four columns are empty. KC can move to
