@@ -27,6 +27,7 @@ def _replays(deal: int, actions: list[int]) -> bool:
 def _ours(deals, time_limit: float) -> dict:
     prepare()
     verdicts, seconds, nodes, table_mb, bad = {}, [], 0, 0.0, 0
+    cpu_started = time.process_time()
     for deal in deals:
         result = solve(deal, Rules(), time_limit=time_limit)
         if result.status == SolveStatus.SOLVED and not _replays(deal, result.actions):
@@ -35,7 +36,9 @@ def _ours(deals, time_limit: float) -> dict:
         seconds.append(result.seconds)
         nodes += result.nodes
         table_mb = max(table_mb, result.table_mb)
-    return {"verdicts": verdicts, "seconds": seconds, "nodes": nodes, "table_mb": table_mb, "bad": bad}
+    cpu = time.process_time() - cpu_started  # includes the replays, a small share
+    return {"verdicts": verdicts, "seconds": seconds, "nodes": nodes, "table_mb": table_mb, "bad": bad,
+            "cpu": cpu}
 
 
 def _pyksolve(deals, method: str, closed: int) -> dict | None:
@@ -46,6 +49,7 @@ def _pyksolve(deals, method: str, closed: int) -> dict | None:
     names = {1: "SOLVED", -1: "SOLVED", 0: "UNSOLVABLE", -2: "UNKNOWN"}
     engine = pyksolver.Solitaire()
     verdicts, seconds = {}, []
+    cpu_started = time.process_time()
     for deal in deals:
         engine.load_solitaire(Game.new(deal).deck_string())
         engine.reset_game(3)
@@ -53,7 +57,7 @@ def _pyksolve(deals, method: str, closed: int) -> dict | None:
         outcome = getattr(engine, method)(max_closed_count=closed)
         seconds.append(time.perf_counter() - started)
         verdicts[deal] = names[outcome.value]
-    return {"verdicts": verdicts, "seconds": seconds}
+    return {"verdicts": verdicts, "seconds": seconds, "cpu": time.process_time() - cpu_started}
 
 
 def _row(name: str, run: dict, extra: str) -> str:
@@ -62,7 +66,7 @@ def _row(name: str, run: dict, extra: str) -> str:
     total = len(seconds)
     return (f"| {name} | {decided}/{total} ({100 * decided / total:.1f}%) | "
             f"{sum(v == 'SOLVED' for v in run['verdicts'].values())} | {seconds[total // 2]:.3f} | "
-            f"{sum(seconds) / total:.3f} | {seconds[-1]:.2f} | {extra} |")
+            f"{sum(seconds) / total:.3f} | {seconds[-1]:.2f} | {run['cpu'] / total:.3f} | {extra} |")
 
 
 def run(quick: bool = False) -> str:
@@ -74,22 +78,24 @@ def run(quick: bool = False) -> str:
         f"Deals {deals.start}-{deals.stop - 1}, draw-3, one core; ours with time_limit="
         f"{config['time_limit']:g} s a deal.",
         "",
-        "| solver | decided | solved | median s | mean s | max s | notes |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| solver | decided | solved | median s | mean s | max s | mean CPU s | notes |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
         _row("klondike_env.solve", ours,
-             f"{ours['nodes'] / sum(ours['seconds']):,.0f} nodes/s; table peak {ours['table_mb']:.0f} MB, "
+             f"{ours['nodes'] / sum(ours['seconds']):,.0f} nodes/s ({ours['nodes'] / ours['cpu']:,.0f} per CPU s); table peak {ours['table_mb']:.0f} MB, "
              f"process peak RSS {rss_mb:.0f} MB; solutions failing replay: {ours['bad']}"),
     ]
     others = {}
     for method in ("solve_fast", "solve_minimal"):
         other = _pyksolve(deals, method, config["pyksolve_closed"])
         if other is None:
-            lines.append(f"| pyksolve.{method} | not installed (`pip install pyksolve`) | | | | | |")
+            lines.append(f"| pyksolve.{method} | not installed (`pip install pyksolve`) | | | | | | |")
             continue
         others[method] = other
         ratio = sum(other["seconds"]) / sum(ours["seconds"])
+        cpu_ratio = other["cpu"] / ours["cpu"]
         lines.append(_row(f"pyksolve.{method}", other,
-                          f"max_closed_count={config['pyksolve_closed']:,}; total time {ratio:.2f}x ours"))
+                          f"max_closed_count={config['pyksolve_closed']:,}; total time {ratio:.2f}x ours "
+                          f"(CPU {cpu_ratio:.2f}x)"))
     disagreements = [
         (deal, ours["verdicts"][deal], method, other["verdicts"][deal])
         for method, other in others.items() for deal in deals
