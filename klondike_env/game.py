@@ -209,31 +209,31 @@ class Game:
     @property
     def tableau(self) -> tuple[tuple[tuple[int, bool], ...], ...]:
         """7 columns, each a tuple of ``(card, face_up)`` from bottom to top."""
-        state = self._state
+        state = self._state.tolist()  # one conversion to Python ints, then plain list work
         columns = []
         for col in range(core.NUM_COLUMNS):
-            down = int(state[core.COLUMN_DOWN + col])
+            down = state[core.COLUMN_DOWN + col]
             base = core.TABLEAU + core.COLUMN_SLOTS * col
-            columns.append(
-                tuple((int(state[base + depth]), depth >= down) for depth in range(int(state[core.COLUMN_LENGTH + col])))
-            )
+            length = state[core.COLUMN_LENGTH + col]
+            face_up = (False,) * down + (True,) * (length - down)
+            columns.append(tuple(zip(state[base : base + length], face_up)))
         return tuple(columns)
 
     @property
     def stock(self) -> tuple[int, ...]:
         """Stock cards, the next to be drawn first."""
         state = self._state
-        return tuple(int(c) for c in state[core.TALON + state[core.WASTE_LENGTH] : core.TALON + state[core.TALON_LENGTH]])
+        return tuple(state[core.TALON + state[core.WASTE_LENGTH] : core.TALON + state[core.TALON_LENGTH]].tolist())
 
     @property
     def waste(self) -> tuple[int, ...]:
         """Waste cards, bottom to top (the last is the playable top)."""
-        return tuple(int(c) for c in self._state[core.TALON : core.TALON + self._state[core.WASTE_LENGTH]])
+        return tuple(self._state[core.TALON : core.TALON + self._state[core.WASTE_LENGTH]].tolist())
 
     @property
     def foundations(self) -> tuple[int, int, int, int]:
         """Cards on each foundation, in suit order (clubs, diamonds, hearts, spades)."""
-        return tuple(int(n) for n in self._state[core.FOUNDATION : core.FOUNDATION + 4])
+        return tuple(self._state[core.FOUNDATION : core.FOUNDATION + 4].tolist())
 
     @property
     def passes(self) -> int:
