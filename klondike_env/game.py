@@ -278,7 +278,7 @@ class Game:
 
     def hidden_cards(self) -> list[int]:
         """Ids of the cards the player has never seen (face-down and undrawn stock cards)."""
-        return [int(c) for c in np.flatnonzero(self._hidden())]
+        return np.flatnonzero(self._hidden()).tolist()
 
     def _hidden(self) -> np.ndarray:
         hidden = np.empty(core.NUM_CARDS, np.uint8)
