@@ -273,3 +273,25 @@ def test_card_network_trains(tmp_path):
                                 "train.final_eval_deals=0", "train.eval_freq=0"),
                     runs_root=tmp_path, verbose=0)
     assert (run_dir / "model.zip").is_file()
+
+
+def test_batched_policy_evaluation_writes_harness_files(tiny_run, tmp_path):
+    import json
+
+    from agents.training.evaluation import evaluate_policy_file
+
+    path, summary = evaluate_policy_file(tiny_run / "model.zip", "1-6", max_moves=80, out_dir=tmp_path)
+    assert summary["games"] == 6 and summary["max_moves"] == 80
+    assert json.loads(path.read_text())["wins"] == summary["wins"]
+    rows = path.with_suffix(".csv").read_text().splitlines()
+    assert rows[0].startswith("deal,won,moves") and len(rows) == 7
+    assert all(int(row.split(",")[2]) <= 80 for row in rows[1:])
+    # the same deals and seed give the same games
+    _, again = evaluate_policy_file(tiny_run / "model.zip", "1-6", max_moves=80, out_dir=tmp_path)
+    assert again["wins"] == summary["wins"] and again["mean_foundation_cards"] == summary["mean_foundation_cards"]
+
+
+def test_evaluate_policy_script_rejects_a_missing_model(tmp_path):
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_policy.py"), str(tmp_path / "no.zip")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "not found" in result.stderr and "Traceback" not in result.stderr
