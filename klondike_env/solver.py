@@ -31,9 +31,10 @@ chooses which moves to try and in what order.
   card ``x`` of rank ``r`` that fits its foundation is played there at once when both
   foundations of the other colour are at least ``r - 1`` high and the other foundation of
   ``x``'s colour is at least ``r - 2`` high. Proof that this never loses a win: call *low* the
-  cards ``x``, every other-colour card of rank ``<= r - 1`` and every same-colour card of rank
-  ``<= r - 2`` (all on foundations after the move). Only a low card can ever be placed on a low
-  card, so low cards in the tableau always form the tails of columns. Take any winning line
+  cards ``x``, the card of ``x``'s suit one rank down, every other-colour card of rank
+  ``<= r - 1`` and every same-colour card of rank ``<= r - 2`` (all on foundations after the
+  move, so each suit's low cards are a prefix of it). Only a low card can ever be placed on a
+  low card, so low cards in the tableau always form the tails of columns. Take any winning line
   ``L`` from the position before the move and map each of its positions to "the same, with
   every low tableau card on its foundation (and a column's new last card face up)". Every move
   of ``L`` that moves a low card maps to no move; every other move of ``L`` maps to the same
