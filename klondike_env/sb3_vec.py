@@ -49,7 +49,7 @@ class KlondikeVecEnv(VecEnv):
         self.batch.reset(seed=self._seeds[0])
         self._reset_seeds()
         self._reset_options()
-        return self.batch.observations.copy()
+        return self.batch.observations  # a fresh array every reset and step
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
@@ -77,7 +77,7 @@ class KlondikeVecEnv(VecEnv):
                 "terminal_observation": batch.final_observations[row].copy(),
                 "TimeLimit.truncated": bool(flags[row] & OUT_TRUNCATED) and not flags[row] & OUT_TERMINATED,
             }
-        return batch.observations.copy(), batch.rewards.astype(np.float32), dones, infos
+        return batch.observations, batch.rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
         pass

@@ -22,8 +22,9 @@ from numba import njit
 from klondike_env import core
 from klondike_env.cards import check_deal
 from klondike_env.env import (
-    COUNTERS, OUT_ILLEGAL, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, EnvConfig, start_game, step_game,
+    COUNTERS, I_MODE, OUT_ILLEGAL, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, EnvConfig, start_game, step_game,
 )
+from klondike_env.observation import encode
 from klondike_env.game import Game
 
 # final_stats columns: the finished game's foundation count, moves and pass number
@@ -51,13 +52,19 @@ def reset_batch(states, rules, int_params, counters, masks, observations, deals)
 @njit(cache=True)
 def step_batch(states, rules, actions, int_params, float_params, counters, masks, observations,
                deal_list, deal_cursor, streams, deals, rewards, flags, final_observations, final_stats):
-    """Step every game once; a finished game's last observation and stats are saved, then it is re-dealt."""
+    """Step every game once; a finished game's last observation and stats are saved, then it is re-dealt.
+
+    ``observations`` is a fresh array every step (so what a caller holds is never
+    overwritten): every row is written, the rows of illegal actions included.
+    """
     for row in range(states.shape[0]):
         state = states[row]
         reward, outcome = step_game(state, rules, actions[row], int_params, float_params, counters[row],
                                     masks[row], observations[row])
         rewards[row] = reward
         flags[row] = outcome
+        if outcome & OUT_ILLEGAL:  # nothing changed, but this row of the new array is unwritten
+            encode(state, rules, int_params[I_MODE], observations[row])
         if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
             final_observations[row, :] = observations[row]
             final_stats[row, STAT_FOUNDATION] = core.foundation_total(state)
@@ -113,6 +120,7 @@ class KlondikeBatch:
             self.deal_cursor[0] += n
         else:
             self.deals[:] = self.rng.integers(0, 2**64, size=n, dtype=np.uint64)
+        self.observations = np.empty_like(self.observations)
         reset_batch(self.states, self.config.rules_array, self.config.int_params, self.counters, self.masks,
                     self.observations, self.deals)
         self.started = True
@@ -125,6 +133,8 @@ class KlondikeBatch:
             raise ValueError(
                 f"bad actions of shape {actions.shape} and dtype {actions.dtype}: expected {self.num_envs} integer ids"
             )
+        # a new observation array each step: callers may keep the last one without copying it
+        self.observations = np.empty_like(self.observations)
         step_batch(self.states, self.config.rules_array, actions.astype(np.int64, copy=False),
                    self.config.int_params, self.config.float_params, self.counters, self.masks,
                    self.observations, self.config.deals, self.deal_cursor, self.streams, self.deals,
@@ -183,7 +193,7 @@ class KlondikeVectorEnv(VectorEnv):
         if seed is not None:
             self._np_random, self._np_random_seed = np.random.default_rng(seed), seed
         self.batch.reset(seed=seed, deals=options.get("deals"))
-        return self.batch.observations.copy(), self._infos()
+        return self.batch.observations, self._infos()
 
     def step(self, actions):
         batch = self.batch
@@ -210,7 +220,7 @@ class KlondikeVectorEnv(VectorEnv):
             }
             infos["_final_info"] = finished
         return (
-            batch.observations.copy(),
+            batch.observations,  # fresh every step
             batch.rewards.copy(),
             (flags & OUT_TERMINATED) != 0,
             (flags & OUT_TRUNCATED) != 0,

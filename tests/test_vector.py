@@ -179,3 +179,14 @@ def test_maskable_ppo_trains_on_the_vecenv():
     assert model.num_timesteps >= 512
     action, _ = model.predict(envs.reset(), action_masks=envs.action_masks())
     assert all(envs.batch.masks[row, a] for row, a in enumerate(action))
+
+
+def test_returned_observations_are_never_overwritten():
+    envs = KlondikeVectorEnv(3, max_episode_steps=4)
+    first, infos = envs.reset(seed=0)
+    kept = first.copy()
+    rng = np.random.default_rng(0)
+    for _ in range(6):  # through an autoreset, with some illegal actions
+        obs, *_, infos = envs.step(random_actions(infos["action_mask"], rng, illegal_rate=0.3))
+        assert obs is not first
+    assert np.array_equal(first, kept)

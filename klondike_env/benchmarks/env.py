@@ -19,17 +19,32 @@ from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv
 QUOTED_OPENSPIEL_RATE = 36_000  # steps/s, as quoted in issue 3 (not measured here)
 
 
-def single_env_rate(steps: int) -> float:
+class Timer:
+    """CPU and wall seconds of a block: on a shared machine the CPU figure is the fair one."""
+
+    def __enter__(self):
+        self.cpu, self.wall = time.process_time(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.cpu = time.process_time() - self.cpu
+        self.wall = time.perf_counter() - self.wall
+
+    def rates(self, count: int) -> tuple[float, float]:
+        return count / self.cpu, count / self.wall
+
+
+def single_env_rate(steps: int) -> tuple[float, float]:
     env = KlondikeEnv()
     _, info = env.reset(seed=0)
     picks = np.random.default_rng(0).random(steps).tolist()
-    start = time.perf_counter()
-    for pick in picks:
-        legal = np.flatnonzero(info["action_mask"])
-        _, _, terminated, truncated, info = env.step(int(legal[int(pick * len(legal))]))
-        if terminated or truncated:
-            _, info = env.reset()
-    return steps / (time.perf_counter() - start)
+    with Timer() as timer:
+        for pick in picks:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, truncated, info = env.step(int(legal[int(pick * len(legal))]))
+            if terminated or truncated:
+                _, info = env.reset()
+    return timer.rates(steps)
 
 
 @njit(cache=True)
@@ -45,22 +60,21 @@ def random_legal_actions(masks, uniforms, actions):
                 pick -= 1
 
 
-def batched_rate(num_envs: int, batch_steps: int) -> tuple[float, int]:
+def batched_rate(num_envs: int, batch_steps: int) -> tuple[float, float, int]:
     envs = KlondikeVectorEnv(num_envs)
     _, info = envs.reset(seed=0)
     masks = info["action_mask"]
     rng = np.random.default_rng(0)
     actions = np.zeros(num_envs, np.int64)
-    start = time.perf_counter()
-    for _ in range(batch_steps):
-        random_legal_actions(masks, rng.random(num_envs), actions)
-        _, _, _, _, info = envs.step(actions)
-        masks = info["action_mask"]
-    rate = num_envs * batch_steps / (time.perf_counter() - start)
-    return rate, envs.batch.memory_bytes_per_game
+    with Timer() as timer:
+        for _ in range(batch_steps):
+            random_legal_actions(masks, rng.random(num_envs), actions)
+            _, _, _, _, info = envs.step(actions)
+            masks = info["action_mask"]
+    return (*timer.rates(num_envs * batch_steps), envs.batch.memory_bytes_per_game)
 
 
-def openspiel_rate(steps: int) -> float | None:
+def openspiel_rate(steps: int) -> tuple[float, float] | None:
     """OpenSpiel's ``solitaire`` from Python: legal actions, a random one, ``observation_tensor()``."""
     try:
         import pyspiel
@@ -70,21 +84,21 @@ def openspiel_rate(steps: int) -> float | None:
     rng = np.random.default_rng(0)
     picks = rng.random(steps * 4).tolist()
     state, decisions, index = game.new_initial_state(), 0, 0
-    start = time.perf_counter()
-    while decisions < steps:
-        if state.is_terminal():
-            state = game.new_initial_state()
-        elif state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[int(picks[index % len(picks)] * len(outcomes))][0])
-            index += 1
-        else:
-            state.observation_tensor()  # what the agent sees at this decision
-            legal = state.legal_actions()
-            state.apply_action(legal[int(picks[index % len(picks)] * len(legal))])
-            index += 1
-            decisions += 1
-    return steps / (time.perf_counter() - start)
+    with Timer() as timer:
+        while decisions < steps:
+            if state.is_terminal():
+                state = game.new_initial_state()
+            elif state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(picks[index % len(picks)] * len(outcomes))][0])
+                index += 1
+            else:
+                state.observation_tensor()  # what the agent sees at this decision
+                legal = state.legal_actions()
+                state.apply_action(legal[int(picks[index % len(picks)] * len(legal))])
+                index += 1
+                decisions += 1
+    return timer.rates(steps)
 
 
 def random_episode_lengths(num_envs: int, batch_steps: int, cap: int) -> tuple[np.ndarray, int, int]:
@@ -140,22 +154,25 @@ def episode_length_table(quick: bool) -> str:
 def run(quick: bool = False) -> str:
     single_env_rate(2000)  # compile and warm up outside the timing
     batched_rate(8, 10)
-    single = single_env_rate(20_000 if quick else 200_000)
     openspiel = openspiel_rate(5_000 if quick else 50_000)
-    reference = openspiel if openspiel is not None else QUOTED_OPENSPIEL_RATE
-    label = "measured" if openspiel is not None else "quoted in issue 3, NOT measured (open_spiel not installed)"
+    if openspiel is not None:
+        reference, label = openspiel[0], "measured in this run (per CPU second)"
+    else:
+        reference, label = QUOTED_OPENSPIEL_RATE, "36,000 steps/s quoted in issue 3, NOT measured (open_spiel not installed)"
     rows = [
-        "| path | steps/s (one core) | × OpenSpiel | memory per game |",
-        "| --- | ---: | ---: | ---: |",
+        "| path (random legal actions; obs + mask every step) | steps per CPU second | steps per wall second "
+        "| × OpenSpiel (CPU) | memory per game |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     if openspiel is not None:
-        rows.append(f"| OpenSpiel `solitaire` + `observation_tensor()` from Python | {openspiel:,.0f} | 1.0 | |")
-    else:
-        rows.append(f"| OpenSpiel `solitaire` ({label}) | {reference:,.0f} | 1.0 | |")
-    rows.append(f"| `KlondikeEnv.step` (obs + mask + info) | {single:,.0f} | {single / reference:.1f} | |")
+        rows.append(f"| OpenSpiel `solitaire` + `observation_tensor()` from Python | {openspiel[0]:,.0f} | "
+                    f"{openspiel[1]:,.0f} | 1.0 | |")
+    cpu, wall = single_env_rate(20_000 if quick else 200_000)
+    rows.append(f"| `KlondikeEnv.step` (obs + mask + info dict) | {cpu:,.0f} | {wall:,.0f} | {cpu / reference:.1f} | |")
     total_steps = 200_000 if quick else 2_000_000
     for num_envs in (64, 256, 1024):
-        rate, memory = batched_rate(num_envs, max(total_steps // num_envs, 20))
-        rows.append(f"| `KlondikeVectorEnv` N={num_envs} | {rate:,.0f} | {rate / reference:.0f} | {memory:,} B |")
+        cpu, wall, memory = batched_rate(num_envs, max(total_steps // num_envs, 20))
+        rows.append(f"| `KlondikeVectorEnv` N={num_envs} | {cpu:,.0f} | {wall:,.0f} | {cpu / reference:.0f} | "
+                    f"{memory:,} B |")
     return ("\n".join(rows) + f"\n\nOpenSpiel reference: {label}.\n\nEpisode lengths (what `max_episode_steps` "
             f"is chosen from):\n\n" + episode_length_table(quick))
