@@ -74,6 +74,23 @@ def batched_rate(num_envs: int, batch_steps: int) -> tuple[float, float, int]:
     return (*timer.rates(num_envs * batch_steps), envs.batch.memory_bytes_per_game)
 
 
+def sb3_rate(num_envs: int, batch_steps: int) -> tuple[float, float] | None:
+    """The SB3 ``KlondikeVecEnv`` (per-game info dicts, as SB3 wants them)."""
+    try:
+        from klondike_env.sb3_vec import KlondikeVecEnv
+    except ImportError:
+        return None
+    envs = KlondikeVecEnv(num_envs, seed=0)
+    envs.reset()
+    rng = np.random.default_rng(0)
+    actions = np.zeros(num_envs, np.int64)
+    with Timer() as timer:
+        for _ in range(batch_steps):
+            random_legal_actions(envs.batch.masks, rng.random(num_envs), actions)
+            envs.step(actions)
+    return timer.rates(num_envs * batch_steps)
+
+
 def openspiel_rate(steps: int) -> tuple[float, float] | None:
     """OpenSpiel's ``solitaire`` from Python: legal actions, a random one, ``observation_tensor()``."""
     try:
@@ -174,5 +191,9 @@ def run(quick: bool = False) -> str:
         cpu, wall, memory = batched_rate(num_envs, max(total_steps // num_envs, 20))
         rows.append(f"| `KlondikeVectorEnv` N={num_envs} | {cpu:,.0f} | {wall:,.0f} | {cpu / reference:.0f} | "
                     f"{memory:,} B |")
+    sb3 = sb3_rate(256, max(total_steps // 256, 20))
+    if sb3 is not None:
+        rows.append(f"| SB3 `KlondikeVecEnv` N=256 (info dicts) | {sb3[0]:,.0f} | {sb3[1]:,.0f} | "
+                    f"{sb3[0] / reference:.0f} | |")
     return ("\n".join(rows) + f"\n\nOpenSpiel reference: {label}.\n\nEpisode lengths (what `max_episode_steps` "
             f"is chosen from):\n\n" + episode_length_table(quick))
