@@ -190,3 +190,18 @@ def test_returned_observations_are_never_overwritten():
         obs, *_, infos = envs.step(random_actions(infos["action_mask"], rng, illegal_rate=0.3))
         assert obs is not first
     assert np.array_equal(first, kept)
+
+
+def test_vector_env_pickles_mid_run():
+    envs = KlondikeVectorEnv(3, max_episode_steps=10)
+    _, infos = envs.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        _, *_, infos = envs.step(random_actions(infos["action_mask"], rng))
+    clone = pickle.loads(pickle.dumps(envs))
+    for _ in range(12):  # through autoresets: the deal streams travel with the pickle
+        actions = random_actions(infos["action_mask"], rng)
+        first, second = envs.step(actions), clone.step(actions)
+        assert np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1])
+        assert np.array_equal(first[4]["deal"], second[4]["deal"])
+        infos = first[4]
