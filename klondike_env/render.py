@@ -69,7 +69,11 @@ def _font(size: int):
     try:
         return ImageFont.truetype("DejaVuSans.ttf", size), True
     except OSError:
+        pass
+    try:
         return ImageFont.load_default(size=size), False
+    except TypeError:  # Pillow < 10.1: one bitmap size only
+        return ImageFont.load_default(), False
 
 
 def _suit_mark(suit: int, symbols: bool) -> str:
