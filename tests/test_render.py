@@ -73,3 +73,22 @@ def test_record_video_records_a_game(tmp_path):
         done = terminated or truncated
     env.close()
     assert list(tmp_path.glob("*.mp4"))
+
+
+def test_image_without_a_system_font(monkeypatch):
+    """Without DejaVu Sans the suits are drawn as letters; the image keeps its shape."""
+    from PIL import ImageFont
+
+    from klondike_env import render
+
+    def missing(*args, **kwargs):
+        raise OSError("no font")
+
+    monkeypatch.setattr(ImageFont, "truetype", missing)
+    render._font.cache_clear()
+    try:
+        image = render_image(Game.new(1))
+        assert image.shape == (IMAGE_HEIGHT, IMAGE_WIDTH, 3)
+        assert render._font(15)[1] is False
+    finally:
+        render._font.cache_clear()
