@@ -23,7 +23,8 @@ reproducible; a ``budget`` in seconds trades that for a bound on time.
 
 from __future__ import annotations
 
-from agents.base import RESIGN, Agent, DealInfo, PlayerView
+from agents.base import RESIGN, Agent, DealInfo, PlayerView, public_state
+from klondike_env import core
 from agents.greedy import GreedyAgent
 from klondike_env.game import Game
 from klondike_env.solver import SolveStatus, solve
@@ -35,7 +36,7 @@ class DeterminizedAgent(Agent):
         "samples": (int, 10, "worlds sampled per decision"),
         "nodes": (int, 10000, "solver positions per world (deterministic budget)"),
         "budget": (float, 0.0, "solver seconds per world, 0 for none (timing-dependent when set)"),
-        "keep": (int, 1, "re-sample when fewer winning plans than this survive (0: every decision)"),
+        "keep": (int, 5, "re-sample when fewer winning plans than this survive (0: every decision)"),
         "check": (bool, True, "when worlds disagree, try every candidate first action in every world"),
         "retry": (int, 4, "when no world is won, solve the undecided ones again with this many times the nodes (0: off)"),
     }
@@ -52,10 +53,12 @@ class DeterminizedAgent(Agent):
         super().reset(deal)
         self._fallback.reset(deal)
         self._plans: list[tuple[Game, list[int]]] = []  # (world, remaining winning line)
+        self._visited: set[bytes] = set()  # positions already played through, as the player sees them
         self.solves = 0  # solver calls this game (for diagnostics)
 
     def act(self, view: PlayerView) -> int:
         self._plans = [(world, line) for world, line in self._plans if line and view.matches(world)]
+        self._visited.add(position_key(view.sample_world(0)))  # hidden cards are masked out of the key
         if len(self._plans) < max(self.keep, 1) or self.keep == 0:
             self._plans = self._solve_worlds(view)
         if self._plans:
@@ -103,7 +106,9 @@ class DeterminizedAgent(Agent):
             found = lines
         legal = set(view.legal_actions)
         ranked = sorted(found, key=lambda a: (-len(found[a]), -len(lines[a]), a))
-        action = next((a for a in ranked if a in legal), None)  # all legal for consistent worlds
+        # never walk back into a position already played through: different samples can
+        # favour opposite moves, and alternating between them would loop forever
+        action = next((a for a in ranked if a in legal and not self._repeats(a)), None)
         if action is None:
             return self._fallback.choose(view)
         self._plans = []
@@ -111,6 +116,12 @@ class DeterminizedAgent(Agent):
             world.step(action)
             self._plans.append((world, line[1:]))
         return int(action)
+
+    def _repeats(self, action: int) -> bool:
+        """``action`` leads to a position already visited (it turns no card up, so this is exact)."""
+        child = self._plans[0][0].copy()
+        child.step(action)
+        return position_key(child) in self._visited
 
     def _solve_each(self, worlds: list[Game], nodes: int) -> tuple[list[tuple[Game, list[int]]], list[Game]]:
         """``(winning plans, worlds the budget left undecided)``."""
@@ -123,3 +134,11 @@ class DeterminizedAgent(Agent):
             elif result.status == SolveStatus.UNKNOWN:
                 undecided.append(world)
         return plans, undecided
+
+
+def position_key(game: Game) -> bytes:
+    """What the player knows of a position, with the pass count only where it can matter."""
+    state = public_state(game)
+    if game.rules.max_passes is None:
+        state[core.RECYCLES] = min(int(state[core.RECYCLES]), 1)  # first pass or not
+    return state.tobytes()
