@@ -81,10 +81,14 @@ def test_image_without_a_system_font(monkeypatch):
 
     from klondike_env import render
 
-    def missing(*args, **kwargs):
-        raise OSError("no font")
+    truetype = ImageFont.truetype
 
-    monkeypatch.setattr(ImageFont, "truetype", missing)
+    def without_dejavu(font=None, *args, **kwargs):
+        if font == "DejaVuSans.ttf":
+            raise OSError("cannot open resource")
+        return truetype(font, *args, **kwargs)
+
+    monkeypatch.setattr(ImageFont, "truetype", without_dejavu)
     render._font.cache_clear()
     try:
         image = render_image(Game.new(1))
