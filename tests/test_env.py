@@ -8,6 +8,8 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import klondike_env
 from klondike_env import Game, IllegalActionError, Rules, core, parse_card
@@ -128,7 +130,9 @@ def test_step_before_reset_is_refused():
 def test_action_mask_every_step_matches_the_game():
     env = KlondikeEnv()
     rng = np.random.default_rng(0)
-    for _, _, _, _, _, info in play(env, rng, 300, options={"deal": 3}):
+    for _, obs, _, _, _, info in play(env, rng, 300, options={"deal": 3}):
+        # the env's observation is the leak-tested one (tests/test_observation.py)
+        assert np.array_equal(obs, observe(env.game))
         mask = info["action_mask"]
         assert mask.dtype == np.int8 and mask.shape == (87,)
         assert np.array_equal(mask.astype(bool), env.game.action_mask())
@@ -312,3 +316,25 @@ def test_render_modes():
     image = env.render()
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
     assert KlondikeEnv.metadata["render_fps"] > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(deal=st.integers(0, 2**64 - 1), actions=st.lists(st.integers(-3, 90), max_size=80),
+       observation=st.sampled_from(["information", "visible", "full"]))
+def test_any_action_sequence_keeps_the_env_consistent(deal, actions, observation):
+    """Arbitrary ids, legal or not: observations stay in the space and match the game; an
+    illegal id changes nothing and earns the penalty."""
+    env = KlondikeEnv(observation=observation)
+    obs, info = env.reset(options={"deal": deal})
+    for action in actions:
+        legal = 0 <= action < 87 and bool(info["action_mask"][action])
+        before = env.game.state
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert env.observation_space.contains(obs)
+        assert np.array_equal(obs, observe(env.game, observation))
+        assert np.array_equal(info["action_mask"].astype(bool), env.game.action_mask())
+        assert info["illegal_action"] == (not legal)
+        if not legal:
+            assert reward == -0.1 and np.array_equal(env.game.state, before)
+        if terminated or truncated:
+            break
