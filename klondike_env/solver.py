@@ -43,6 +43,13 @@ chooses which moves to try and in what order.
   mapped line ends with every card home, so the position after the auto-play is won too, by a
   line no longer. The rule is applied only to tableau cards: removing a waste card shifts the
   draw-3 groups, so a waste card to its foundation stays an ordinary move.
+* **Boundaries off the draw grid** (unlimited passes). The waste boundaries ``0``, multiples
+  of the draw count, and the talon's length lead to one another by draws and recycles alone,
+  so the key stores them all as ``0``. A position whose boundary ``b`` is off that grid reaches,
+  by draws alone, the same position at ``b + draw``, ``b + 2 draw``, ... and then the grid:
+  each of those has a subset of its moves (to the same successors), so when it is expanded they
+  are marked as seen too. Depth-first search stays complete, since every successor of a marked
+  position is a successor of the expanded one.
 * **Symmetries skipped** (each yields a position equal to one already generated): of several
   empty columns only the first is a destination, and a whole column without face-down cards is
   never moved onto an empty column (a column permutation).
@@ -484,6 +491,26 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         if inserted == 0:
             continue
         entries += 1
+        if not limited:
+            # a position whose waste boundary is off the draw grid can reach, by draws
+            # alone, the same position with each later boundary of its grid and then with
+            # the grid boundary: those have a subset of its moves, so mark them as seen
+            boundary = (key[1] >> 45) & 31
+            if boundary > 0:
+                talon_length = child[TALON_LENGTH]
+                draw_count = rules[RULE_DRAW_COUNT]
+                cleared = key[1] & ~(np.int64(31) << 45)
+                later = boundary + draw_count
+                # marking is optional: it leaves at least half the table to expanded positions
+                while entries < entry_stop // 2:
+                    key[1] = cleared | (np.int64(later if later < talon_length else 0) << 45)
+                    marked = _table_insert(table, stamps, epoch, key)
+                    if marked < 0:
+                        break
+                    entries += marked
+                    if later >= talon_length:
+                        break
+                    later += draw_count
         nodes += 1
         depth += 1
         move_counts[depth] = _generate_moves(child, rules, moves[depth], scores[depth], reached)
@@ -542,7 +569,8 @@ def table_capacity(memory_limit_mb: float, node_limit: int | None = None) -> int
     if capacity < 1024:
         raise SolverInputError(f"bad memory_limit_mb={memory_limit_mb!r}: at least 0.03 MB is needed")
     if node_limit is not None:
-        capacity = min(capacity, 1 << max(10, int(np.ceil(np.log2(node_limit / MAX_FILL + 1)))))
+        # room for the node budget twice over (grid marks take slots too)
+        capacity = min(capacity, 1 << max(10, int(np.ceil(np.log2(2 * node_limit / MAX_FILL + 1)))))
     return capacity
 
 
