@@ -136,3 +136,21 @@ def test_policy_agent_refuses_full_observations(tiny_model, tmp_path):
     (tmp_path / "config.yaml").write_text("env:\n  observation: full\n")
     with pytest.raises(AgentOptionError, match="hidden cards"):
         make_agent(f"policy:path={tmp_path / 'model.zip'}")
+
+
+def test_position_key_hides_hidden_cards_and_ignores_recycle_count():
+    from agents.determinized import position_key
+    from klondike_env.core import DRAW, RECYCLE
+
+    game = Game.new(9)
+    assert position_key(game) == position_key(game.sample_world(1))
+    after_cycle = game.copy()
+    while DRAW in after_cycle.legal_actions():
+        after_cycle.step(DRAW)
+    after_cycle.step(RECYCLE)
+    twice = after_cycle.copy()
+    while DRAW in twice.legal_actions():
+        twice.step(DRAW)
+    twice.step(RECYCLE)
+    assert position_key(twice) == position_key(after_cycle)  # unlimited passes: the count cannot matter
+    assert position_key(after_cycle) != position_key(game)  # the stock is known now
