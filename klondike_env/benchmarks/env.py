@@ -51,9 +51,13 @@ def single_env_rate(steps: int) -> tuple[float, float]:
 def random_legal_actions(masks, uniforms, actions):
     """The random player of the batched rows: legal action number ``floor(u * count)`` of each mask."""
     for row in range(masks.shape[0]):
-        pick = int(uniforms[row] * (masks[row] != 0).sum())
-        for action in range(masks.shape[1]):
-            if masks[row, action]:
+        mask = masks[row]
+        count = 0
+        for action in range(mask.shape[0]):  # a loop, not (mask != 0).sum(): no temporary array per row
+            count += mask[action] != 0
+        pick = int(uniforms[row] * count)
+        for action in range(mask.shape[0]):
+            if mask[action]:
                 if pick == 0:
                     actions[row] = action
                     break
