@@ -64,8 +64,9 @@ def bar_chart(summaries: list[dict], path: Path) -> None:
 
     names = [display_name(s).replace(UPPER_BOUND, "\n(upper bound)") + f"\n{s.get('seeds', '')}" for s in summaries]
     rates = [100 * s["win_rate"] for s in summaries]
-    below = [100 * (s["win_rate"] - s["win_rate_ci95"][0]) for s in summaries]
-    above = [100 * (s["win_rate_ci95"][1] - s["win_rate"]) for s in summaries]
+    # max(0, ...): at 0 wins the Wilson bound is a rounding error above 0, and matplotlib rejects negative errors
+    below = [max(0.0, 100 * (s["win_rate"] - s["win_rate_ci95"][0])) for s in summaries]
+    above = [max(0.0, 100 * (s["win_rate_ci95"][1] - s["win_rate"])) for s in summaries]
     colors = ["0.6" if s.get("sees_hidden_cards") else "tab:blue" for s in summaries]
     figure, axes = plt.subplots(figsize=(max(4.0, 1.6 * len(summaries)), 4.0), layout="constrained")
     axes.bar(range(len(summaries)), rates, yerr=[below, above], capsize=5, color=colors)
