@@ -295,3 +295,13 @@ def test_evaluate_policy_script_rejects_a_missing_model(tmp_path):
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_policy.py"), str(tmp_path / "no.zip")],
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "not found" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_plot_and_summary_from_tensorboard_events(tiny_run, tmp_path):
+    from agents.training.plotting import PlotError, plot_run, run_summary
+
+    png = plot_run(tiny_run, tmp_path / "curves.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert run_summary(tiny_run).startswith("256 env steps; median steps/s")
+    with pytest.raises(PlotError, match="no TensorBoard events"):
+        plot_run(tmp_path)

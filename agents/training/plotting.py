@@ -72,3 +72,26 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None, title: str | No
     figure.savefig(out, dpi=100)
     plt.close(figure)
     return out
+
+
+def run_summary(run_dir: str | Path) -> str:
+    """One line: steps, wall time, median throughputs, last and best validation win rates."""
+    import statistics
+
+    scalars = read_scalars(run_dir)
+
+    def median(tag):
+        return statistics.median(scalars[tag][1]) if tag in scalars else float("nan")
+
+    steps = max(scalars["time/fps"][0]) if "time/fps" in scalars else 0
+    parts = [
+        f"{steps:,} env steps",
+        f"median steps/s: overall {median('time/fps'):,.0f}, rollout {median('klondike/rollout_steps_per_s'):,.0f}, "
+        f"env step alone {median('klondike/env_steps_per_s'):,.0f}",
+    ]
+    if "eval/win_rate" in scalars:
+        eval_steps, rates = scalars["eval/win_rate"]
+        best = max(range(len(rates)), key=lambda i: rates[i])
+        parts.append(f"validation win rate: last {rates[-1]:.1%} at {eval_steps[-1]:,}, "
+                     f"best {rates[best]:.1%} at {eval_steps[best]:,}")
+    return "; ".join(parts)
