@@ -2,8 +2,9 @@
 
 :class:`KlondikeBatch` owns the arrays (states ``[N, STATE_SIZE]``, masks ``[N, 87]``,
 observations ``[N, size]``) and steps all games with :func:`step_batch`, which runs
-:func:`klondike_env.env.step_game` -- the single env's step -- on every row and deals
-a new game in place for every finished one (same-step autoreset). New deal numbers
+:func:`klondike_env.env.play_step` -- the single env's step less the observation --
+on every row, deals a new game in place for every finished one (same-step
+autoreset), then encodes every observation in a second sweep. New deal numbers
 come from a SplitMix64 stream per game (seeded from ``reset(seed=...)``) or, with
 ``deals=[...]``, from that list in order, cycling. The SB3 ``VecEnv`` in
 :mod:`klondike_env.sb3_vec` wraps the same batch.
@@ -22,9 +23,9 @@ from numba import njit
 from klondike_env import core
 from klondike_env.cards import check_deal
 from klondike_env.env import (
-    COUNTERS, I_MODE, OUT_ILLEGAL, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, EnvConfig, start_game, step_game,
+    COUNTERS, I_MODE, OUT_ILLEGAL, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, EnvConfig, begin_game, play_step,
 )
-from klondike_env.observation import encode
+from klondike_env.observation import encode, encode_batch
 from klondike_env.game import Game
 
 # final_stats columns: the finished game's foundation count, moves and pass number
@@ -46,7 +47,8 @@ def reset_batch(states, rules, int_params, counters, masks, observations, deals)
     """Deal ``deals[i]`` into row ``i`` of every array."""
     for row in range(states.shape[0]):
         core.init_state_from_deal(deals[row], states[row])
-        start_game(states[row], rules, int_params, counters[row], masks[row], observations[row])
+        begin_game(states[row], rules, counters[row], masks[row])
+    encode_batch(states, rules, int_params[I_MODE], observations)
 
 
 @njit(cache=True)
@@ -54,26 +56,28 @@ def step_batch(states, rules, actions, int_params, float_params, counters, masks
                deal_list, deal_cursor, streams, deals, rewards, flags, final_observations, final_stats):
     """Step every game once; a finished game's last observation and stats are saved, then it is re-dealt.
 
-    ``observations`` is a fresh array every step (so what a caller holds is never
-    overwritten): every row is written, the rows of illegal actions included.
+    Each game gets :func:`klondike_env.env.play_step` (the single env's step without
+    the observation); then one sweep encodes every row of ``observations``, a fresh
+    array every step (so what a caller holds is never overwritten) -- the rows of
+    illegal actions included. Two sweeps rather than one: each loop's code and branch
+    history stay hot, which makes the step about a fifth faster.
     """
+    mode = int_params[I_MODE]
     for row in range(states.shape[0]):
         state = states[row]
-        reward, outcome = step_game(state, rules, actions[row], int_params, float_params, counters[row],
-                                    masks[row], observations[row])
+        reward, outcome = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
         rewards[row] = reward
         flags[row] = outcome
-        if outcome & OUT_ILLEGAL:  # nothing changed, but this row of the new array is unwritten
-            encode(state, rules, int_params[I_MODE], observations[row])
         if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
-            final_observations[row, :] = observations[row]
+            encode(state, rules, mode, final_observations[row])
             final_stats[row, STAT_FOUNDATION] = core.foundation_total(state)
             final_stats[row, STAT_MOVES] = state[core.MOVES]
             final_stats[row, STAT_PASSES] = state[core.RECYCLES] + 1
             deal = _next_deal(row, deal_list, deal_cursor, streams)
             deals[row] = deal
             core.init_state_from_deal(deal, state)
-            start_game(state, rules, int_params, counters[row], masks[row], observations[row])
+            begin_game(state, rules, counters[row], masks[row])
+    encode_batch(states, rules, mode, observations)
 
 
 @njit(cache=True)
