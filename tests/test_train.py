@@ -130,6 +130,8 @@ def test_resume_continues_the_same_run_exactly(tmp_path):
     assert max(steps["train/value_loss"]) == 384
     assert (resumed / "tb" / "progress-to-256.csv").is_file()
     assert yaml.safe_load((resumed / "config.yaml").read_text())["train"]["total_timesteps"] == 384
+    evaluated_at = [line.split(",")[0] for line in (resumed / "evaluations.csv").read_text().splitlines()[1:]]
+    assert evaluated_at == ["128", "256", "384"]  # the resumed part does not repeat step 256
 
 
 def test_sigterm_saves_a_checkpoint_and_resume_goes_on(tmp_path):

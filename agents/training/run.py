@@ -199,12 +199,13 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         print(f"[train] stopped; resume with --resume {run_dir} (from step {checkpoint.last_save_step})", flush=True)
         model.logger.close()
         return run_dir
-    if model.num_timesteps != checkpoint.last_save_step:
-        checkpoint.save_checkpoint(periodic=False)
-    model.save(run_dir / "model.zip")
+    # validation first, so the final checkpoint records it and a resumed run does not repeat it
     if validation is not None and model.num_timesteps != validation.last_eval_step:
         validation.evaluate()
         model.logger.dump(model.num_timesteps)
+    if model.num_timesteps != checkpoint.last_save_step:
+        checkpoint.save_checkpoint(periodic=False)
+    model.save(run_dir / "model.zip")
     model.logger.close()
     if train_config["final_eval_deals"]:
         final_evaluation(run_dir, config, verbose=verbose)
