@@ -199,6 +199,8 @@ class ValidationCallback(BaseCallback):
         summary = evaluate_model(self.model, self.deals, self.env_kwargs, self.deterministic)["summary"]
         for key in ("win_rate", "foundation_cards", "episode_length", "dead_rate", "truncated_rate"):
             self.logger.record(f"eval/{key}", summary[key])
+        # written now, at the step evaluated (the next regular dump is a rollout later)
+        self.logger.dump(self.num_timesteps)
         score = (summary["win_rate"], summary["foundation_cards"])
         if score > self.best:
             self.best = score

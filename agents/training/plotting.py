@@ -20,7 +20,7 @@ LABELS = {
     "klondike/dead_rate": "dead",
     "klondike/env_steps_per_s": "env step alone",
     "klondike/rollout_steps_per_s": "rollout (env + policy)",
-    "time/fps": "overall (incl. updates)",
+    "time/fps": "overall incl. updates (run average)",
 }
 
 

@@ -202,7 +202,6 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
     # validation first, so the final checkpoint records it and a resumed run does not repeat it
     if validation is not None and model.num_timesteps != validation.last_eval_step:
         validation.evaluate()
-        model.logger.dump(model.num_timesteps)
     if model.num_timesteps != checkpoint.last_save_step:
         checkpoint.save_checkpoint(periodic=False)
     model.save(run_dir / "model.zip")
