@@ -1,0 +1,77 @@
+"""Reporting evaluation summaries: a markdown table and a bar chart with 95% intervals.
+
+Shared by ``scripts/compare.py`` and ``scripts/quickstart.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+UPPER_BOUND = " (upper bound: sees hidden cards)"
+
+
+def load_summaries(paths: list[str]) -> list[dict]:
+    summaries = []
+    for name in paths:
+        path = Path(name)
+        if not path.is_file():
+            raise ValueError(f"summary file {name!r} not found: give JSON files written by scripts/evaluate.py")
+        try:
+            summary = json.loads(path.read_text())
+            summary["win_rate"], summary["win_rate_ci95"], summary["agent"]  # noqa: B018
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise ValueError(f"{name!r} is not an evaluation summary (expected the JSON of scripts/evaluate.py)") from None
+        summaries.append(summary)
+    return summaries
+
+
+def display_name(summary: dict) -> str:
+    return summary["agent"] + (UPPER_BOUND if summary.get("sees_hidden_cards") else "")
+
+
+def deal_text(summary: dict) -> str:
+    seeds, deals = summary.get("seeds", "?"), summary.get("deals", "?")
+    return seeds if seeds == deals else f"{seeds} ({deals})"
+
+
+def markdown_table(summaries: list[dict]) -> str:
+    header = ("| agent | deals | draw | won | win rate | 95% CI | win rate on winnable | "
+              "foundation cards | moves per win | s per game | CPU s per game |")
+    lines = [header, "|" + "---|" * (header.count("|") - 1)]
+    for s in summaries:
+        low, high = s["win_rate_ci95"]
+        winnable = s.get("winnable") or {}
+        on_winnable = winnable.get("win_rate_on_winnable")
+        winnable_text = (f"{on_winnable:.1%} ({winnable['wins_on_winnable']}/{winnable['winnable_deals']})"
+                         if on_winnable is not None else "-")
+        moves = s.get("moves_per_win")
+        lines.append(
+            f"| {display_name(s)} | {deal_text(s)} | {s.get('rules', {}).get('draw_count', '?')} "
+            f"| {s['wins']}/{s['games']} | {s['win_rate']:.1%} | {low:.1%}–{high:.1%} | {winnable_text} "
+            f"| {s['mean_foundation_cards']:.1f} | {'-' if moves is None else f'{moves:.0f}'} | {s['seconds_per_game']:.3f} | {s.get('cpu_seconds_per_game', float('nan')):.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def bar_chart(summaries: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [display_name(s).replace(UPPER_BOUND, "\n(upper bound)") + f"\n{s.get('seeds', '')}" for s in summaries]
+    rates = [100 * s["win_rate"] for s in summaries]
+    # max(0, ...): at 0 wins the Wilson bound is a rounding error above 0, and matplotlib rejects negative errors
+    below = [max(0.0, 100 * (s["win_rate"] - s["win_rate_ci95"][0])) for s in summaries]
+    above = [max(0.0, 100 * (s["win_rate_ci95"][1] - s["win_rate"])) for s in summaries]
+    colors = ["0.6" if s.get("sees_hidden_cards") else "tab:blue" for s in summaries]
+    figure, axes = plt.subplots(figsize=(max(4.0, 1.6 * len(summaries)), 4.0), layout="constrained")
+    axes.bar(range(len(summaries)), rates, yerr=[below, above], capsize=5, color=colors)
+    axes.set_xticks(range(len(summaries)), names, fontsize=8)
+    axes.set_ylabel("win rate (%), 95% Wilson interval")
+    axes.set_ylim(0, 100)
+    axes.set_title("Klondike agents")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

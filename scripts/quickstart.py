@@ -1,0 +1,52 @@
+"""The main job in one command: train the quick config, then score it next to the baselines.
+
+    python scripts/quickstart.py [--config configs/quick.yaml] [--seeds dev] [--workers 2]
+
+Trains MaskablePPO (``scripts/train.py --config ...``), evaluates ``random``, ``greedy`` and the
+trained policy (sampled masked actions) on the seed set with the evaluation harness, and prints
+the comparison table; the summaries and a bar chart go to ``RUN/<seeds>/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from agents.evaluation import AgentError, evaluate
+from agents.reporting import bar_chart, markdown_table
+from agents.training.config import ConfigError, load_config
+from agents.training.run import train
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="configs/quick.yaml", help="training config (default configs/quick.yaml)")
+    parser.add_argument("--seeds", default="dev", help="seed set to score on (default dev: deals 1-100)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="evaluation processes")
+    parser.add_argument("--runs-dir", default="runs", help="where the run folder goes (default runs/)")
+    args = parser.parse_args(argv)
+    try:
+        run_dir = train(load_config(args.config), runs_root=Path(args.runs_dir))
+        print(f"trained: {run_dir}")
+        agents = ["random", "greedy", f"policy:path={run_dir / 'best_model.zip'},deterministic=false"]
+        out_dir = run_dir / args.seeds.replace("/", "_")
+        summaries = []
+        for agent in agents:
+            _, summary = evaluate(agent, args.seeds, seed=0, workers=args.workers, out_dir=out_dir, progress=True,
+                                  command=f"python scripts/evaluate.py --agent {agent} --seeds {args.seeds}")
+            summaries.append(summary)
+    except (ConfigError, ValueError, AgentError) as error:
+        print(f"quickstart.py: error: {error}", file=sys.stderr)
+        return 2
+    print()
+    print(markdown_table(summaries))
+    chart = out_dir / "compare.png"
+    bar_chart(summaries, chart)
+    print(f"\nchart: {chart}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

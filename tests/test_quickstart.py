@@ -1,0 +1,40 @@
+"""The README's main command, end to end on a tiny config: train, evaluate three agents, compare."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quickstart_trains_evaluates_and_compares(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["quickstart.py", "--config", str(ROOT / "configs/tiny.yaml"),
+                                      "--seeds", "1-2", "--workers", "1", "--runs-dir", str(tmp_path)])
+    monkeypatch.chdir(ROOT)
+    try:
+        runpy.run_path(str(ROOT / "scripts/quickstart.py"), run_name="__main__")
+    except SystemExit as stop:
+        assert stop.code == 0
+    out = capsys.readouterr().out
+    (run_dir,) = tmp_path.iterdir()
+    summaries = sorted((run_dir / "1-2").glob("*.json"))
+    assert len(summaries) == 3 and (run_dir / "1-2" / "compare.png").is_file()
+    agents = {json.loads(path.read_text())["agent"].split(":")[0] for path in summaries}
+    assert agents == {"random", "greedy", "policy"}
+    assert "| random |" in out and "| greedy |" in out and "| policy:" in out
+
+
+def test_quickstart_bad_config_is_one_line(tmp_path, capsys):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from quickstart import main
+    finally:
+        sys.path.pop(0)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntrain: {total_timestep: 10}\n")
+    assert main(["--config", str(bad), "--runs-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("quickstart.py: error:") and "total_timestep" in err and "\n" not in err
