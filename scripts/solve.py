@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import multiprocessing
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.evaluation import wilson_interval  # noqa: E402
 from klondike_env import Game, Rules  # noqa: E402
 from klondike_env.solver import SolveStatus, prepare, solve  # noqa: E402
 
@@ -46,16 +46,6 @@ def parse_deals(text: str) -> list[int]:
     if any(deal < 0 or deal >= 2**64 for deal in deals):
         raise ValueError(f"bad --deals {text!r}: deal numbers are integers with 0 <= deal < 2**64")
     return deals
-
-
-def wilson_interval(wins: int, total: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a binomial proportion."""
-    if total == 0:
-        return 0.0, 1.0
-    p = wins / total
-    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def winnability_lines(statuses: list[str]) -> list[str]:
