@@ -101,6 +101,7 @@ class GameRecord:
     seconds: float  # wall clock
     ending: str  # won, dead, resigned, move limit
     cpu_seconds: float = 0.0  # this process's CPU time: fairer than wall time on a shared machine
+    actions: tuple[int, ...] = ()  # the game as played: replays with Game.new(deal).step(...)
 
 
 def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int = DEFAULT_MAX_MOVES) -> GameRecord:
@@ -109,6 +110,7 @@ def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int =
     game = Game.new(deal, rules)
     agent.reset(DealInfo(seed=seed, rules=rules))
     ending = "move limit"
+    actions = []
     while True:
         if game.is_won:
             ending = "won"
@@ -128,8 +130,9 @@ def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int =
             game.step(action)
         except IllegalActionError as error:
             raise AgentError(f"agent {agent.label} played an illegal move on deal {deal}: {error}") from None
+        actions.append(int(action))
     return GameRecord(deal, game.is_won, game.move_count, sum(game.foundations), time.perf_counter() - start, ending,
-                      time.process_time() - cpu_start)
+                      time.process_time() - cpu_start, tuple(actions))
 
 
 _worker_agent: Agent | None = None
@@ -260,19 +263,36 @@ def result_stem(agent_label: str, seeds_name: str, rules: Rules) -> str:
 
 
 def write_results(records: list[GameRecord], summary: dict, out_dir: Path, stem: str) -> Path:
-    """Write ``<stem>.csv`` (one row per deal) and ``<stem>.json`` (the summary); return the JSON path."""
+    """Write ``<stem>.csv`` (one row per deal) and ``<stem>.json`` (the summary); return the JSON path.
+
+    The CSV's ``actions`` column holds each game's action ids, space-separated: every game
+    can be replayed (``read_games``), and the games of a strong agent serve as demonstrations
+    for training (``agents.training.pretrain``).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / f"{stem}.csv"
     with open(csv_path, "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["deal", "won", "moves", "foundation_cards", "seconds", "cpu_seconds", "ending"])
+        writer.writerow(["deal", "won", "moves", "foundation_cards", "seconds", "cpu_seconds", "ending", "actions"])
         for r in records:
             writer.writerow([r.deal, int(r.won), r.moves, r.foundation_cards, f"{r.seconds:.4f}", f"{r.cpu_seconds:.4f}",
-                             r.ending])
+                             r.ending, " ".join(map(str, r.actions))])
     summary = dict(summary, csv=str(csv_path))
     json_path = out_dir / f"{stem}.json"
     json_path.write_text(json.dumps(summary, indent=2) + "\n")
     return json_path
+
+
+def read_games(path: str | os.PathLike) -> list[tuple[int, list[int]]]:
+    """``(deal, actions)`` of every game in a results CSV written by :func:`write_results`."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no results CSV at {path}: write one with scripts/evaluate.py")
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        if "actions" not in (reader.fieldnames or []):
+            raise ValueError(f"{path} has no 'actions' column: it is not a results CSV of scripts/evaluate.py")
+        return [(int(row["deal"]), [int(a) for a in row["actions"].split()]) for row in reader]
 
 
 def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: int = 0, workers: int = 1,
@@ -308,5 +328,5 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
 
 __all__ = [
     "AgentError", "GameRecord", "SeedSetError", "deal_seed", "evaluate", "load_seed_set",
-    "play_deals", "play_game", "summarize", "wilson_interval", "write_results",
+    "play_deals", "play_game", "read_games", "summarize", "wilson_interval", "write_results",
 ]

@@ -16,10 +16,11 @@ from agents.evaluation import (
     deal_seed,
     load_seed_set,
     play_deals,
+    read_games,
     summarize,
     wilson_interval,
 )
-from klondike_env import Rules
+from klondike_env import Game, Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -132,6 +133,24 @@ def test_evaluate_script_writes_csv_and_json(tmp_path):
     assert [int(row["deal"]) for row in rows] == list(range(1, 7))
     assert set(rows[0]) >= {"deal", "won", "moves", "foundation_cards", "seconds"}
     assert sum(int(row["won"]) for row in rows) == summary["wins"]
+    # every game is recorded action by action and replays to the same end
+    games = read_games(summary["csv"])
+    assert [deal for deal, _ in games] == list(range(1, 7))
+    for (deal, actions), row in zip(games, rows):
+        game = Game.new(deal)
+        for action in actions:
+            game.step(action)
+        assert game.move_count == int(row["moves"]) == len(actions)
+        assert game.is_won == bool(int(row["won"])) and sum(game.foundations) == int(row["foundation_cards"])
+
+
+def test_read_games_rejects_other_files(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no results CSV"):
+        read_games(tmp_path / "missing.csv")
+    other = tmp_path / "other.csv"
+    other.write_text("deal,won\n1,0\n")
+    with pytest.raises(ValueError, match="no 'actions' column"):
+        read_games(other)
 
 
 @pytest.mark.parametrize(
