@@ -68,7 +68,7 @@ def test_resolved_config_spells_out_every_env_keyword(tiny_run):
     from klondike_env.env import KlondikeEnv
 
     config = yaml.safe_load((tiny_run / "config.yaml").read_text())
-    assert set(config) == {"name", "env", "algo", "policy", "train"}
+    assert set(config) == {"name", "env", "algo", "policy", "train", "pretrain"}
     assert config["env"]["max_episode_steps"] == 60  # from tiny.yaml
     assert config["env"]["draw_count"] == 3  # a default, written out
     KlondikeEnv(**config["env"])  # the policy agent builds its env from this mapping

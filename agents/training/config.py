@@ -11,6 +11,8 @@ holds the resolved form, every value spelled out):
   ``"lin_<value>"`` (linear decay to 0).
 * ``policy``   -- the network (see :data:`POLICY_DEFAULTS`).
 * ``train``    -- steps, envs, seed, threads, evaluation and checkpoint intervals.
+* ``pretrain`` -- optional behaviour cloning of recorded games before PPO
+  (:mod:`agents.training.pretrain`; see :data:`PRETRAIN_DEFAULTS`).
 
 Unknown or mistyped keys, and values of the wrong type, raise :class:`ConfigError`
 naming the key and what is allowed.
@@ -27,7 +29,7 @@ from typing import Any
 
 import yaml
 
-SECTIONS = ("name", "env", "algo", "policy", "train")
+SECTIONS = ("name", "env", "algo", "policy", "train", "pretrain")
 
 POLICY_DEFAULTS: dict[str, Any] = {
     # "mlp": SB3's flatten + MLP. "cards": per-card embeddings pooled by attention
@@ -59,6 +61,17 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "eval_deterministic": True,
     "final_eval_deals": 500,  # deals of eval_seeds for the final evaluation (0: skip)
     "stats_window": 200,  # training episodes averaged in the klondike/* scalars
+}
+
+PRETRAIN_DEFAULTS: dict[str, Any] = {
+    # results CSVs of scripts/evaluate.py whose games the policy imitates before PPO starts
+    # (empty: no pretraining); paths relative to the working directory
+    "demonstrations": [],
+    "epochs": 10,
+    "batch_size": 512,
+    "learning_rate": 1.0e-3,
+    "value_coef": 0.5,  # weight of the value head's fit to the demonstrations' returns
+    "holdout": 0.05,  # fraction of the games kept out to measure held-out accuracy
 }
 
 ALGO_DEFAULTS: dict[str, Any] = {
@@ -110,6 +123,7 @@ def default_config() -> dict[str, Any]:
         "algo": copy.deepcopy(ALGO_DEFAULTS),
         "policy": copy.deepcopy(POLICY_DEFAULTS),
         "train": copy.deepcopy(TRAIN_DEFAULTS),
+        "pretrain": copy.deepcopy(PRETRAIN_DEFAULTS),
     }
 
 
@@ -262,6 +276,18 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         )
     if train["stats_window"] < 1:
         raise ConfigError(f"train.stats_window must be at least 1, got {train['stats_window']}")
+
+    pretrain = config["pretrain"]
+    _check_keys("pretrain", pretrain, PRETRAIN_DEFAULTS)
+    for key, value in pretrain.items():
+        _check_type(f"pretrain.{key}", value, PRETRAIN_DEFAULTS[key])
+    if not all(isinstance(path, str) and path for path in pretrain["demonstrations"]):
+        raise ConfigError(f"pretrain.demonstrations must be a list of CSV paths, got {pretrain['demonstrations']!r}")
+    for key in ("epochs", "batch_size"):
+        if pretrain[key] < 1:
+            raise ConfigError(f"pretrain.{key} must be at least 1, got {pretrain[key]}")
+    if not 0 <= pretrain["holdout"] < 1:
+        raise ConfigError(f"pretrain.holdout must be in [0, 1), got {pretrain['holdout']}")
     return config
 
 

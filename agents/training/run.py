@@ -177,6 +177,12 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         # SB3's CSV writer truncates its file; keep the earlier part of the run beside it.
         (run_dir / "tb" / "progress.csv").rename(run_dir / "tb" / f"progress-to-{model.num_timesteps}.csv")
     model.set_logger(configure(str(run_dir / "tb"), ["stdout", "csv", "tensorboard"] if verbose else ["csv", "tensorboard"]))
+    if resume is None and config["pretrain"]["demonstrations"]:
+        from agents.training.pretrain import pretrain
+
+        # before the first PPO update; the first checkpoint then holds the cloned policy
+        summary = pretrain(model, config, logger=model.logger, verbose=verbose)
+        (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
 
     remaining = train_config["total_timesteps"] - model.num_timesteps
     started = time.perf_counter()

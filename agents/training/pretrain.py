@@ -1,0 +1,192 @@
+"""Behaviour cloning before PPO: start the policy from a stronger agent's games.
+
+PPO from a random policy learns Klondike slowly: random play almost never wins, so the win
+signal is rare and the policy first has to discover what a sensible move is. Cloning a
+stronger player first (the ``determinized`` search agent, which sees only what a player
+knows) gives PPO a starting policy that already wins some games.
+
+Demonstrations are results CSVs of ``scripts/evaluate.py`` (one row per game, with its
+actions). Each game is replayed in :class:`~klondike_env.env.KlondikeEnv` with the run's own
+env settings, so the policy is fit on exactly the observations, masks and rewards it meets in
+training. The loss is the cross-entropy of the policy's masked action distribution against the
+demonstrator's action, plus ``value_coef`` times the squared error of the value head against
+the discounted return of the demonstrator's game from that step (so PPO's first advantages
+are not computed against an untrained critic).
+
+Demonstrations must come from deals outside the evaluation sets (``configs/seeds``: test is
+1-1000, val 1001-2000); :func:`load_demonstrations` refuses any that overlap them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.evaluation import load_seed_set, read_games
+
+# Seed sets whose deals may not be used for training.
+EVALUATION_SETS = ("test", "val")
+
+
+class DemonstrationError(ValueError):
+    """Demonstrations that cannot be used (missing file, an evaluation deal, an illegal action)."""
+
+
+@dataclass
+class Demonstrations:
+    observations: np.ndarray  # (steps, observation size) as the env returns them
+    action_masks: np.ndarray  # (steps, 87) bool
+    actions: np.ndarray  # (steps,) int64
+    returns: np.ndarray  # (steps,) float32, discounted return from the step on
+    game_index: np.ndarray  # (steps,) which game each step belongs to
+    games: int
+    wins: int
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: float) -> Demonstrations:
+    """Replay every game of the results CSVs in ``paths`` in a KlondikeEnv built from ``env_kwargs``."""
+    from klondike_env.env import KlondikeEnv
+
+    forbidden: set[int] = set()
+    for name in EVALUATION_SETS:
+        forbidden.update(load_seed_set(name)[1])
+    env = KlondikeEnv(**{k: v for k, v in env_kwargs.items() if k != "deals"})
+    observations, masks, actions, returns, game_index = [], [], [], [], []
+    games = wins = 0
+    for path in paths:
+        try:
+            recorded = read_games(path)
+        except (OSError, ValueError) as error:
+            raise DemonstrationError(f"pretrain.demonstrations: {error}") from None
+        for deal, played in recorded:
+            if deal in forbidden:
+                raise DemonstrationError(
+                    f"pretrain.demonstrations: {path} plays deal {deal}, which is in an evaluation set "
+                    f"({'/'.join(EVALUATION_SETS)}: deals 1-2000); record demonstrations on other deals"
+                )
+            observation, info = env.reset(options={"deal": deal})
+            rewards = []
+            for action in played:
+                if not info["action_mask"][action]:
+                    raise DemonstrationError(f"pretrain.demonstrations: {path}, deal {deal}: action {action} is illegal "
+                                             f"at step {len(rewards)} (was the CSV written under other rules?)")
+                observations.append(observation)
+                masks.append(info["action_mask"].astype(bool))
+                actions.append(action)
+                observation, reward, terminated, truncated, info = env.step(action)
+                rewards.append(reward)
+                if terminated or truncated:
+                    break
+            discounted, running = np.empty(len(rewards), np.float32), 0.0
+            for step in range(len(rewards) - 1, -1, -1):
+                running = rewards[step] + gamma * running
+                discounted[step] = running
+            returns.append(discounted)
+            game_index.extend([games] * len(rewards))
+            games += 1
+            wins += bool(info.get("won"))
+    if not actions:
+        raise DemonstrationError("pretrain.demonstrations: the files hold no moves")
+    return Demonstrations(
+        np.asarray(observations, dtype=np.float32), np.asarray(masks, dtype=bool), np.asarray(actions, dtype=np.int64),
+        np.concatenate(returns), np.asarray(game_index, dtype=np.int64), games, wins,
+    )
+
+
+def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch_size: int, learning_rate: float,
+                    value_coef: float, holdout: float, seed: int, logger=None, verbose: int = 1) -> dict[str, float]:
+    """Fit ``model.policy`` (a MaskablePPO policy) to the demonstrations; return the last epoch's metrics.
+
+    A fraction ``holdout`` of the games (not of the steps: steps of one game are alike) is kept
+    out of training to report how well the imitation generalises.
+    """
+    policy = model.policy
+    device = policy.device
+    rng = np.random.default_rng(seed)
+    held_games = rng.random(demonstrations.games) < holdout
+    held = held_games[demonstrations.game_index]
+    train_idx, held_idx = np.flatnonzero(~held), np.flatnonzero(held)
+    tensors = [
+        torch.as_tensor(demonstrations.observations, device=device),
+        torch.as_tensor(demonstrations.action_masks, device=device),
+        torch.as_tensor(demonstrations.actions, device=device),
+        torch.as_tensor(demonstrations.returns, device=device),
+    ]
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    metrics: dict[str, float] = {}
+
+    def batch_loss(index):
+        obs, mask, action, target = (t[index] for t in tensors)
+        values, log_prob, _ = policy.evaluate_actions(obs, action, action_masks=mask)
+        policy_loss = -log_prob.mean()
+        value_loss = torch.nn.functional.mse_loss(values.flatten(), target)
+        return policy_loss, value_loss, log_prob
+
+    def accuracy(index) -> float:
+        if len(index) == 0:
+            return float("nan")
+        hits = 0
+        with torch.no_grad():
+            for start in range(0, len(index), 4096):
+                part = torch.as_tensor(index[start:start + 4096], device=device)
+                distribution = policy.get_distribution(tensors[0][part], action_masks=tensors[1][part])
+                chosen = distribution.distribution.probs.argmax(dim=1)
+                hits += int((chosen == tensors[2][part]).sum())
+        return hits / len(index)
+
+    policy.set_training_mode(True)
+    for epoch in range(1, epochs + 1):
+        order = rng.permutation(train_idx)
+        totals = np.zeros(2)
+        for start in range(0, len(order), batch_size):
+            index = torch.as_tensor(order[start:start + batch_size], device=device)
+            policy_loss, value_loss, _ = batch_loss(index)
+            loss = policy_loss + value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            totals += [policy_loss.item() * len(index), value_loss.item() * len(index)]
+        policy.set_training_mode(False)
+        metrics = {
+            "epoch": epoch,
+            "policy_loss": totals[0] / len(order),
+            "value_loss": totals[1] / len(order),
+            "train_accuracy": accuracy(train_idx[:20000]),
+            "holdout_accuracy": accuracy(held_idx),
+        }
+        policy.set_training_mode(True)
+        if logger is not None:
+            for key, value in metrics.items():
+                if key != "epoch":
+                    logger.record(f"pretrain/{key}", value)
+            logger.dump(step=epoch)
+        if verbose:
+            print(f"[pretrain] epoch {epoch}/{epochs}: policy loss {metrics['policy_loss']:.3f}, "
+                  f"value loss {metrics['value_loss']:.3f}, accuracy {metrics['train_accuracy']:.1%} "
+                  f"(held-out games {metrics['holdout_accuracy']:.1%})", flush=True)
+    policy.set_training_mode(False)
+    return metrics
+
+
+def pretrain(model, config: dict[str, Any], logger=None, verbose: int = 1) -> dict[str, Any] | None:
+    """Run the config's ``pretrain`` section on ``model``; ``None`` when it names no demonstrations."""
+    section = config["pretrain"]
+    if not section["demonstrations"]:
+        return None
+    demonstrations = load_demonstrations(section["demonstrations"], config["env"], config["algo"]["gamma"])
+    if verbose:
+        print(f"[pretrain] {demonstrations.games} demonstration games ({demonstrations.wins} won), "
+              f"{len(demonstrations)} moves", flush=True)
+    metrics = behaviour_clone(
+        model, demonstrations, epochs=section["epochs"], batch_size=section["batch_size"],
+        learning_rate=section["learning_rate"], value_coef=section["value_coef"], holdout=section["holdout"],
+        seed=config["train"]["seed"], logger=logger, verbose=verbose,
+    )
+    return {"games": demonstrations.games, "wins": demonstrations.wins, "moves": len(demonstrations), **metrics}
