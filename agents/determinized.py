@@ -17,13 +17,18 @@ left there is one world, the true one, solved once with ``samples * nodes`` posi
 no world is won within the budget, the undecided worlds are solved again with ``retry``
 times the nodes; if still none is won the agent plays the greedy agent's move (fall-back).
 
+With unlimited passes the agent first draws through the stock once (``scout``): looking
+costs nothing, since one recycle restores the talon, and afterwards only the face-down
+tableau cards are left to sample. Hindsight search would not do this by itself, because every
+sampled world already shows the stock.
+
 Everything is seeded by the deal's seed and node budgets are deterministic, so a run is
 reproducible; a ``budget`` in seconds trades that for a bound on time.
 """
 
 from __future__ import annotations
 
-from agents.base import RESIGN, Agent, DealInfo, PlayerView, public_state
+from agents.base import RESIGN, UNKNOWN, Agent, DealInfo, PlayerView, public_state
 from klondike_env import core
 from agents.greedy import GreedyAgent
 from klondike_env.game import Game
@@ -39,6 +44,7 @@ class DeterminizedAgent(Agent):
         "keep": (int, 5, "re-sample when fewer winning plans than this survive (0: every decision)"),
         "check": (bool, True, "when worlds disagree, try every candidate first action in every world"),
         "retry": (int, 4, "when no world is won, solve the undecided ones again with this many times the nodes (0: off)"),
+        "scout": (bool, True, "with unlimited passes, first draw through the stock once to see every talon card"),
     }
 
     def __init__(self, **options):
@@ -57,6 +63,8 @@ class DeterminizedAgent(Agent):
         self.solves = 0  # solver calls this game (for diagnostics)
 
     def act(self, view: PlayerView) -> int:
+        if self.scout and scouting_draw(view):
+            return core.DRAW
         self._plans = [(world, line) for world, line in self._plans if line and view.matches(world)]
         self._visited.add(position_key(view.sample_world(0)))  # hidden cards are masked out of the key
         if len(self._plans) < max(self.keep, 1) or self.keep == 0:
@@ -134,6 +142,18 @@ class DeterminizedAgent(Agent):
             elif result.status == SolveStatus.UNKNOWN:
                 undecided.append(world)
         return plans, undecided
+
+
+def scouting_draw(view: PlayerView) -> bool:
+    """Whether to draw just to see the stock: passes are unlimited and a stock card is unseen.
+
+    Hindsight search never values information (each sampled world already shows every
+    card), so it would not look at the stock on its own. With unlimited passes looking is
+    free: drawing the stock out leaves every position reachable before still reachable
+    (one recycle restores the talon, in the same order), and afterwards the whole talon is
+    known, which leaves only the face-down tableau cards to sample.
+    """
+    return view.rules.max_passes is None and core.DRAW in view.legal_actions and UNKNOWN in view.stock
 
 
 def position_key(game: Game) -> bytes:

@@ -13,6 +13,7 @@ from agents.base import AgentOptionError, DealInfo, PlayerView
 from agents.evaluation import play_deals, play_game
 from agents.greedy import is_safe_to_foundation
 from klondike_env import Game, Rules, parse_card
+from klondike_env.core import DRAW
 
 ENDINGS = {"won", "dead", "resigned", "move limit"}
 FAST_AGENTS = ["random", "greedy", "determinized:samples=3,nodes=2000", "oracle:nodes=50000"]
@@ -84,7 +85,7 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are budget, check, keep, nodes, retry, samples"),
+        ("determinized:sample=2", "allowed options are budget, check, keep, nodes, retry, samples, scout"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
         ("determinized:samples", "expected key=value"),
@@ -154,3 +155,17 @@ def test_position_key_hides_hidden_cards_and_ignores_recycle_count():
     twice.step(RECYCLE)
     assert position_key(twice) == position_key(after_cycle)  # unlimited passes: the count cannot matter
     assert position_key(after_cycle) != position_key(game)  # the stock is known now
+
+
+@pytest.mark.parametrize("max_passes,scouts", [(None, True), (3, False)])
+def test_determinized_first_looks_through_the_stock_when_passes_are_free(max_passes, scouts):
+    record = play_deals("determinized:samples=2,nodes=1000", [4], Rules(max_passes=max_passes), seed=0,
+                        max_moves=12, progress=False)[0]
+    game = Game.new(4, Rules(max_passes=max_passes))
+    draws_to_see_the_stock = -(-len(game.stock) // game.rules.draw_count)
+    opening = list(record.actions[:draws_to_see_the_stock])
+    assert (opening == [DRAW] * draws_to_see_the_stock) == scouts
+    for action in record.actions[:draws_to_see_the_stock]:
+        game.step(action)
+    if scouts:
+        assert game.stock == () and len(game.waste) == 24  # every talon card now seen
