@@ -461,10 +461,19 @@ def is_dead(state, rules):
     reach form a fixed set: the current top, the tops after each further draw of
     this pass, and -- when a recycle is still allowed -- the tops of a fresh pass.
     """
+    mask = np.empty(NUM_ACTIONS, np.uint8)
+    return is_dead_given_mask(state, rules, mask, legal_mask(state, rules, mask))
+
+
+@njit(cache=True)
+def is_dead_given_mask(state, rules, mask, count):
+    """:func:`is_dead` for a position whose legal ``mask`` (and its ``count``) is already filled.
+
+    The env computes the mask after every move anyway; this spares a second one.
+    """
     if is_won(state):
         return False
-    mask = np.empty(NUM_ACTIONS, np.uint8)
-    if legal_mask(state, rules, mask) > mask[DRAW] + mask[RECYCLE]:
+    if count > mask[DRAW] + mask[RECYCLE]:
         return False  # a card move is legal now
     talon_length = state[TALON_LENGTH]
     if talon_length == 0:

@@ -75,6 +75,12 @@ def step_game(state, rules, action, int_params, float_params, counters, mask, ob
     return reward, flags
 
 
+@njit(cache=True, inline="always")
+def action_allowed(action, mask):
+    """Is ``action`` an id that ``mask`` (the position's legal mask) marks legal?"""
+    return 0 <= action < core.NUM_ACTIONS and mask[action] != 0
+
+
 @njit(cache=True)
 def play_step(state, rules, action, int_params, float_params, counters, mask):
     """:func:`step_game` without the observation: apply, reward, episode end, new mask.
@@ -85,7 +91,7 @@ def play_step(state, rules, action, int_params, float_params, counters, mask):
     counters[C_STEPS] += 1
     counters[C_SINCE_PROGRESS] += 1
     flags = 0
-    if action < 0 or action >= core.NUM_ACTIONS or mask[action] == 0:
+    if not action_allowed(action, mask):
         reward = float_params[F_ILLEGAL]
         flags |= OUT_ILLEGAL
     else:
@@ -126,8 +132,7 @@ def play_step(state, rules, action, int_params, float_params, counters, mask):
         legal = core.legal_mask(state, rules, mask)
         if won:
             flags |= OUT_WON | OUT_TERMINATED
-        # a card move legal now is trivially reachable, so only ask is_dead without one
-        elif legal == mask[core.DRAW] + mask[core.RECYCLE] and core.is_dead(state, rules):
+        elif core.is_dead_given_mask(state, rules, mask, legal):
             flags |= OUT_TERMINATED
     if flags & OUT_TERMINATED == 0:
         max_steps = int_params[I_MAX_STEPS]

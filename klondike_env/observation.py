@@ -45,7 +45,10 @@ plane 21               tableau card at depth d of its column: (d + 1) / 19      
 Sizes: ``visible`` 485, ``information`` 745, ``full`` 1161 (:func:`observation_size`).
 Everything is computed by numba kernels from the state alone: the talon is never
 reordered (core.py), so which talon cards are known follows from the pass number and
-the waste length, through :func:`klondike_env.core.hidden_mask`.
+the waste length, as in :func:`klondike_env.core.hidden_mask`. :func:`encode` writes a
+whole observation; the batched env keeps each game's observation and, around each move,
+re-writes only the regions the move touches (:func:`clear_touched`, :func:`write_touched`),
+which gives the same array bit for bit.
 """
 
 from __future__ import annotations
@@ -112,91 +115,168 @@ def observation_space(mode: str = "information") -> spaces.Box:
 
 
 @njit(cache=True, inline="always")
-def _set_plane(obs, plane, card, value):
-    obs[NUM_SCALARS + core.NUM_CARDS * plane + card] = value
+def _plane_index(plane, card):
+    return NUM_SCALARS + core.NUM_CARDS * plane + card
+
+
+# The observation is written in regions -- the scalars, each column, the foundations,
+# the talon -- so that a move re-writes only the regions it touches (at most two
+# columns, the talon, the foundations: :func:`touched_regions`). A region written with
+# ``on = 0.0`` clears exactly the entries it set with ``on = 1.0`` from the same state,
+# so one function serves both encoding and clearing.
+# k / 6, k / 13, k / 24 and k / 10 as float32: a table look-up gives the division's value and
+# costs less than the division (the scalars are re-written every step)
+_SIXTHS = (np.arange(7) / 6.0).astype(np.float32)
+_THIRTEENTHS = (np.arange(core.NUM_RANKS + 1) / 13.0).astype(np.float32)
+_TWENTY_FOURTHS = (np.arange(core.TALON_SLOTS + 1) / 24.0).astype(np.float32)
+_RECYCLE_FRACTIONS = (np.arange(RECYCLES_CAP + 1) / RECYCLES_CAP).astype(np.float32)
+
+
+@njit(cache=True, inline="always")
+def _write_scalars(state, rules, obs):
+    talon_length = state[core.TALON_LENGTH]
+    waste_length = state[core.WASTE_LENGTH]
+    recycles = state[core.RECYCLES]
+    for col in range(core.NUM_COLUMNS):
+        obs[S_FACE_DOWN + col] = _SIXTHS[state[core.COLUMN_DOWN + col]]
+    for suit in range(core.NUM_SUITS):
+        obs[S_FOUNDATION + suit] = _THIRTEENTHS[state[core.FOUNDATION + suit]]
+    obs[S_STOCK] = _TWENTY_FOURTHS[talon_length - waste_length]
+    obs[S_WASTE] = _TWENTY_FOURTHS[waste_length]
+    # before the first recycle the stock beyond the waste is unseen (core.hidden_mask)
+    obs[S_UNSEEN_STOCK] = _TWENTY_FOURTHS[talon_length - waste_length] if recycles == 0 else 0.0
+    obs[S_FIRST_PASS] = 1.0 if recycles == 0 else 0.0
+    obs[S_RECYCLE_ALLOWED] = 1.0 if core.recycle_allowed(state, rules) else 0.0
+    obs[S_RECYCLES] = _RECYCLE_FRACTIONS[min(recycles, RECYCLES_CAP)]
+
+
+@njit(cache=True, inline="always")
+def _write_foundations(state, obs):
+    for suit in range(core.NUM_SUITS):
+        height = state[core.FOUNDATION + suit]
+        for rank_index in range(core.NUM_RANKS):
+            obs[_plane_index(P_FOUNDATION, core.NUM_RANKS * suit + rank_index)] = 1.0 if rank_index < height else 0.0
+
+
+@njit(cache=True, inline="always")
+def _write_column(state, mode, col, obs, on):
+    """Column ``col``: its face-up cards; its face-down ones as hidden; in ``full`` their places."""
+    base = core.TABLEAU + core.COLUMN_SLOTS * col
+    down = state[core.COLUMN_DOWN + col]
+    full = mode == MODE_FULL
+    for depth in range(down, state[core.COLUMN_LENGTH + col]):
+        card = state[base + depth]
+        obs[_plane_index(P_COLUMN_UP + col, card)] = on
+        if full:
+            obs[_plane_index(P_DEPTH, card)] = (depth + 1) / 19.0 * on
+    if mode == MODE_VISIBLE:
+        return
+    for depth in range(down):
+        card = state[base + depth]
+        obs[_plane_index(P_HIDDEN, card)] = on
+        if full:
+            obs[_plane_index(P_COLUMN_DOWN + col, card)] = on
+            obs[_plane_index(P_DEPTH, card)] = (depth + 1) / 19.0 * on
+
+
+@njit(cache=True, inline="always")
+def _write_talon(state, rules, mode, obs, on):
+    """Waste top; with memory: waste, known stock, unseen stock as hidden, talon order, reachable tops."""
+    talon_length = state[core.TALON_LENGTH]
+    waste_length = state[core.WASTE_LENGTH]
+    if waste_length > 0:
+        obs[_plane_index(P_WASTE_TOP, state[core.TALON + waste_length - 1])] = on
+    if mode == MODE_VISIBLE:
+        return
+    full = mode == MODE_FULL
+    # talon cards from index ``unseen_from`` on are still hidden (core.hidden_mask): the
+    # undrawn stock of the first pass; after a recycle the whole talon has been seen
+    unseen_from = waste_length if state[core.RECYCLES] == 0 else talon_length
+    for i in range(talon_length):
+        card = state[core.TALON + i]
+        if i >= unseen_from:
+            obs[_plane_index(P_HIDDEN, card)] = on
+            if not full:
+                continue
+        obs[_plane_index(P_WASTE if i < waste_length else P_STOCK, card)] = on
+        obs[_plane_index(P_TALON_ORDER, card)] = (i + 1) / 24.0 * on
+    # waste tops reachable by draws (and one recycle) alone, as in core.is_dead
+    draw_count = rules[core.RULE_DRAW_COUNT]
+    boundary = waste_length
+    while boundary < talon_length:
+        boundary = min(boundary + draw_count, talon_length)
+        if full or boundary - 1 < unseen_from:
+            obs[_plane_index(P_REACHABLE_TOP, state[core.TALON + boundary - 1])] = on
+    if core.recycle_allowed(state, rules):
+        boundary = 0
+        while boundary < talon_length:
+            boundary = min(boundary + draw_count, talon_length)
+            if full or boundary - 1 < unseen_from:
+                obs[_plane_index(P_REACHABLE_TOP, state[core.TALON + boundary - 1])] = on
 
 
 @njit(cache=True)
 def encode(state, rules, mode, obs):
     """Write the observation of ``state`` in mode ``mode`` (an int) into ``obs``."""
     obs[: NUM_SCALARS + core.NUM_CARDS * PLANES_BY_MODE[mode]] = 0.0
-    hidden = np.empty(core.NUM_CARDS, np.uint8)
-    core.hidden_mask(state, hidden)
-    talon_length = state[core.TALON_LENGTH]
-    waste_length = state[core.WASTE_LENGTH]
-    recycles = state[core.RECYCLES]
-
-    # scalars: counts everyone can see
-    unseen_stock = 0
-    for i in range(waste_length, talon_length):
-        unseen_stock += hidden[state[core.TALON + i]]
+    _write_scalars(state, rules, obs)
     for col in range(core.NUM_COLUMNS):
-        obs[S_FACE_DOWN + col] = state[core.COLUMN_DOWN + col] / 6.0
-    for suit in range(core.NUM_SUITS):
-        obs[S_FOUNDATION + suit] = state[core.FOUNDATION + suit] / 13.0
-    obs[S_STOCK] = (talon_length - waste_length) / 24.0
-    obs[S_WASTE] = waste_length / 24.0
-    obs[S_UNSEEN_STOCK] = unseen_stock / 24.0
-    obs[S_FIRST_PASS] = 1.0 if recycles == 0 else 0.0
-    allowed = core.recycle_allowed(state, rules)
-    obs[S_RECYCLE_ALLOWED] = 1.0 if allowed else 0.0
-    obs[S_RECYCLES] = min(recycles, RECYCLES_CAP) / RECYCLES_CAP
+        _write_column(state, mode, col, obs, 1.0)
+    _write_foundations(state, obs)
+    _write_talon(state, rules, mode, obs, 1.0)
 
-    # planes every mode has
-    for col in range(core.NUM_COLUMNS):
-        base = core.TABLEAU + core.COLUMN_SLOTS * col
-        for depth in range(state[core.COLUMN_DOWN + col], state[core.COLUMN_LENGTH + col]):
-            _set_plane(obs, P_COLUMN_UP + col, state[base + depth], 1.0)
-    for suit in range(core.NUM_SUITS):
-        for rank_index in range(state[core.FOUNDATION + suit]):
-            _set_plane(obs, P_FOUNDATION, core.NUM_RANKS * suit + rank_index, 1.0)
-    top = core.waste_top(state)
-    if top >= 0:
-        _set_plane(obs, P_WASTE_TOP, top, 1.0)
-    if mode == MODE_VISIBLE:
-        return
 
-    # what a player who remembers knows
-    full = mode == MODE_FULL
-    for card in range(core.NUM_CARDS):
-        if hidden[card]:
-            _set_plane(obs, P_HIDDEN, card, 1.0)
-    for i in range(talon_length):
-        card = state[core.TALON + i]
-        if hidden[card] and not full:
-            continue
-        if i < waste_length:
-            _set_plane(obs, P_WASTE, card, 1.0)
-        else:
-            _set_plane(obs, P_STOCK, card, 1.0)
-        _set_plane(obs, P_TALON_ORDER, card, (i + 1) / 24.0)
-    # waste tops reachable by draws (and one recycle) alone, as in core.is_dead
-    draw_count = rules[core.RULE_DRAW_COUNT]
-    boundary = waste_length
-    while boundary < talon_length:
-        boundary = min(boundary + draw_count, talon_length)
-        card = state[core.TALON + boundary - 1]
-        if full or not hidden[card]:
-            _set_plane(obs, P_REACHABLE_TOP, card, 1.0)
-    if allowed and talon_length > 0:
-        boundary = 0
-        while boundary < talon_length:
-            boundary = min(boundary + draw_count, talon_length)
-            card = state[core.TALON + boundary - 1]
-            if full or not hidden[card]:
-                _set_plane(obs, P_REACHABLE_TOP, card, 1.0)
-    if not full:
-        return
+@njit(cache=True, inline="always")
+def touched_regions(action):
+    """What playing ``action`` (a legal id) can change, from the action table (SPEC.md) alone.
 
-    # Thoughtful Klondike: the face-down cards and every card's depth
-    for col in range(core.NUM_COLUMNS):
-        base = core.TABLEAU + core.COLUMN_SLOTS * col
-        down = state[core.COLUMN_DOWN + col]
-        for depth in range(state[core.COLUMN_LENGTH + col]):
-            card = state[base + depth]
-            if depth < down:
-                _set_plane(obs, P_COLUMN_DOWN + col, card, 1.0)
-            _set_plane(obs, P_DEPTH, card, (depth + 1) / 19.0)
+    Returns ``(talon, foundations, column_a, column_b)``: two flags and up to two
+    column indices (-1 for none). The scalars may change with any move.
+    """
+    if action <= core.RECYCLE:
+        return True, False, -1, -1
+    if action == core.WASTE_TO_FOUNDATION:
+        return True, True, -1, -1
+    if action < core.COLUMN_TO_FOUNDATION:
+        return True, False, action - core.WASTE_TO_COLUMN, -1
+    if action < core.COLUMN_TO_COLUMN:
+        return False, True, action - core.COLUMN_TO_FOUNDATION, -1
+    if action < core.FOUNDATION_TO_COLUMN:
+        offset = action - core.COLUMN_TO_COLUMN
+        source = offset // 6
+        return False, False, source, core.column_action_dest(source, offset % 6)
+    return False, True, (action - core.FOUNDATION_TO_COLUMN) % core.NUM_COLUMNS, -1
+
+
+@njit(cache=True)
+def clear_touched(state, rules, mode, action, obs):
+    """Before playing ``action``: clear the entries of the regions it touches."""
+    talon, _, column_a, column_b = touched_regions(action)
+    if talon:
+        _write_talon(state, rules, mode, obs, 0.0)
+    if column_a >= 0:
+        _write_column(state, mode, column_a, obs, 0.0)
+    if column_b >= 0:
+        _write_column(state, mode, column_b, obs, 0.0)
+
+
+@njit(cache=True)
+def write_touched(state, rules, mode, action, obs):
+    """After playing ``action`` (its regions cleared first): write them and the scalars anew.
+
+    ``clear_touched``, the move, then this leave in ``obs`` exactly :func:`encode`'s
+    observation of the new position, at a fraction of the cost.
+    """
+    talon, foundations, column_a, column_b = touched_regions(action)
+    _write_scalars(state, rules, obs)
+    if talon:
+        _write_talon(state, rules, mode, obs, 1.0)
+    if foundations:
+        _write_foundations(state, obs)
+    if column_a >= 0:
+        _write_column(state, mode, column_a, obs, 1.0)
+    if column_b >= 0:
+        _write_column(state, mode, column_b, obs, 1.0)
 
 
 @njit(cache=True)

@@ -18,14 +18,16 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from numba import njit
+import numba
+from numba import njit, prange
 
 from klondike_env import core
 from klondike_env.cards import check_deal
 from klondike_env.env import (
-    COUNTERS, I_MODE, OUT_ILLEGAL, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, EnvConfig, begin_game, play_step,
+    COUNTERS, I_MODE, OUT_ILLEGAL, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, EnvConfig, action_allowed, begin_game,
+    play_step,
 )
-from klondike_env.observation import encode, encode_batch
+from klondike_env.observation import clear_touched, encode, encode_batch, write_touched
 from klondike_env.game import Game
 
 # final_stats columns: the finished game's foundation count, moves and pass number
@@ -43,41 +45,83 @@ def _next_deal(row, deal_list, deal_cursor, streams):
 
 
 @njit(cache=True)
-def reset_batch(states, rules, int_params, counters, masks, observations, deals):
+def reset_batch(states, rules, int_params, counters, masks, live_observations, deals):
     """Deal ``deals[i]`` into row ``i`` of every array."""
     for row in range(states.shape[0]):
         core.init_state_from_deal(deals[row], states[row])
         begin_game(states[row], rules, counters[row], masks[row])
-    encode_batch(states, rules, int_params[I_MODE], observations)
+    encode_batch(states, rules, int_params[I_MODE], live_observations)
+
+
+@njit(cache=True, inline="always")
+def _step_row(row, states, rules, actions, int_params, float_params, counters, masks, live_observations,
+              rewards, flags, final_observations, final_stats):
+    """Step game ``row``; when it ends, save its last observation and stats. Returns whether it ended."""
+    mode = int_params[I_MODE]
+    state = states[row]
+    obs = live_observations[row]
+    action = actions[row]
+    allowed = action_allowed(action, masks[row])
+    if allowed:
+        clear_touched(state, rules, mode, action, obs)
+    reward, outcome = play_step(state, rules, action, int_params, float_params, counters[row], masks[row])
+    if allowed:
+        write_touched(state, rules, mode, action, obs)
+    rewards[row] = reward
+    flags[row] = outcome
+    if outcome & (OUT_TERMINATED | OUT_TRUNCATED) == 0:
+        return False
+    final_observations[row] = obs
+    final_stats[row, STAT_FOUNDATION] = core.foundation_total(state)
+    final_stats[row, STAT_MOVES] = state[core.MOVES]
+    final_stats[row, STAT_PASSES] = state[core.RECYCLES] + 1
+    return True
+
+
+@njit(cache=True, inline="always")
+def _deal_row(row, states, rules, int_params, counters, masks, live_observations, deals):
+    """Deal ``deals[row]`` into game ``row`` (same-step autoreset)."""
+    core.init_state_from_deal(deals[row], states[row])
+    begin_game(states[row], rules, counters[row], masks[row])
+    encode(states[row], rules, int_params[I_MODE], live_observations[row])
 
 
 @njit(cache=True)
-def step_batch(states, rules, actions, int_params, float_params, counters, masks, observations,
+def step_batch(states, rules, actions, int_params, float_params, counters, masks, live_observations,
                deal_list, deal_cursor, streams, deals, rewards, flags, final_observations, final_stats):
     """Step every game once; a finished game's last observation and stats are saved, then it is re-dealt.
 
     Each game gets :func:`klondike_env.env.play_step` (the single env's step without
-    the observation); then one sweep encodes every row of ``observations``, a fresh
-    array every step (so what a caller holds is never overwritten) -- the rows of
-    illegal actions included. Two sweeps rather than one: each loop's code and branch
-    history stay hot, which makes the step about a fifth faster.
+    the observation), and its row of ``live_observations`` -- kept up to date from
+    step to step -- is re-written only where the move changed the table
+    (:func:`~klondike_env.observation.clear_touched` before the move,
+    :func:`~klondike_env.observation.write_touched` after); a new deal is encoded whole.
     """
-    mode = int_params[I_MODE]
     for row in range(states.shape[0]):
-        state = states[row]
-        reward, outcome = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
-        rewards[row] = reward
-        flags[row] = outcome
-        if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
-            encode(state, rules, mode, final_observations[row])
-            final_stats[row, STAT_FOUNDATION] = core.foundation_total(state)
-            final_stats[row, STAT_MOVES] = state[core.MOVES]
-            final_stats[row, STAT_PASSES] = state[core.RECYCLES] + 1
-            deal = _next_deal(row, deal_list, deal_cursor, streams)
-            deals[row] = deal
-            core.init_state_from_deal(deal, state)
-            begin_game(state, rules, counters[row], masks[row])
-    encode_batch(states, rules, mode, observations)
+        if _step_row(row, states, rules, actions, int_params, float_params, counters, masks, live_observations,
+                     rewards, flags, final_observations, final_stats):
+            deals[row] = _next_deal(row, deal_list, deal_cursor, streams)
+            _deal_row(row, states, rules, int_params, counters, masks, live_observations, deals)
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, rules, actions, int_params, float_params, counters, masks, live_observations,
+                        deal_list, deal_cursor, streams, deals, rewards, flags, final_observations, final_stats):
+    """:func:`step_batch` with the games shared among numba's threads; the same results.
+
+    New deal numbers are drawn in a serial pass in row order, as :func:`step_batch`
+    draws them, so ``deals=[...]`` cycles the same way whatever the thread count.
+    """
+    num_games = states.shape[0]
+    for row in prange(num_games):
+        _step_row(row, states, rules, actions, int_params, float_params, counters, masks, live_observations,
+                  rewards, flags, final_observations, final_stats)
+    for row in range(num_games):
+        if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
+            deals[row] = _next_deal(row, deal_list, deal_cursor, streams)
+    for row in prange(num_games):
+        if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
+            _deal_row(row, states, rules, int_params, counters, masks, live_observations, deals)
 
 
 @njit(cache=True)
@@ -101,17 +145,28 @@ def table_counts(states):
 class KlondikeBatch:
     """N games in flat arrays, stepped together; the engine of both vector envs.
 
-    Takes the keyword arguments of :class:`~klondike_env.env.KlondikeEnv`.
+    Takes the keyword arguments of :class:`~klondike_env.env.KlondikeEnv`, and
+    ``num_threads`` (default 1): how many of numba's threads step the games. The results
+    are the same for every thread count; more than one pays off only on idle cores.
     """
 
-    def __init__(self, num_envs: int, **kwargs):
+    def __init__(self, num_envs: int, num_threads: int = 1, **kwargs):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"bad number of envs {num_envs!r}: expected a positive integer")
+        max_threads = numba.config.NUMBA_NUM_THREADS
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or not (
+            1 <= num_threads <= max_threads
+        ):
+            raise ValueError(f"bad num_threads {num_threads!r}: expected an integer from 1 to {max_threads} "
+                             "(numba's thread pool on this machine)")
+        self.num_threads = int(num_threads)
         self.config = EnvConfig(**kwargs)
         self.num_envs = n = int(num_envs)
         size = self.config.observation_space.shape[0]
         self.states = np.zeros((n, core.STATE_SIZE), np.int32)
         self.masks = np.zeros((n, core.NUM_ACTIONS), np.int8)
+        # the observations kept up to date in place, and the copy handed out (fresh each step)
+        self.live_observations = np.zeros((n, size), np.float32)
         self.observations = np.zeros((n, size), np.float32)
         self.final_observations = np.zeros((n, size), np.float32)
         self.final_stats = np.zeros((n, NUM_STATS), np.int64)
@@ -142,9 +197,9 @@ class KlondikeBatch:
             self.deal_cursor[0] += n
         else:
             self.deals[:] = self.rng.integers(0, 2**64, size=n, dtype=np.uint64)
-        self.observations = np.empty_like(self.observations)
         reset_batch(self.states, self.config.rules_array, self.config.int_params, self.counters, self.masks,
-                    self.observations, self.deals)
+                    self.live_observations, self.deals)
+        self.observations = self.live_observations.copy()
         self.started = True
 
     def step(self, actions) -> None:
@@ -155,12 +210,22 @@ class KlondikeBatch:
             raise ValueError(
                 f"bad actions of shape {actions.shape} and dtype {actions.dtype}: expected {self.num_envs} integer ids"
             )
+        arguments = (self.states, self.config.rules_array, actions.astype(np.int64, copy=False),
+                     self.config.int_params, self.config.float_params, self.counters, self.masks,
+                     self.live_observations, self.config.deals, self.deal_cursor, self.streams, self.deals,
+                     self.rewards, self.flags, self.final_observations, self.final_stats)
+        if self.num_threads == 1:
+            step_batch(*arguments)
+        else:
+            # numba's thread count is per calling thread: set it for this call only
+            threads_before = numba.get_num_threads()
+            numba.set_num_threads(self.num_threads)
+            try:
+                step_batch_parallel(*arguments)
+            finally:
+                numba.set_num_threads(threads_before)
         # a new observation array each step: callers may keep the last one without copying it
-        self.observations = np.empty_like(self.observations)
-        step_batch(self.states, self.config.rules_array, actions.astype(np.int64, copy=False),
-                   self.config.int_params, self.config.float_params, self.counters, self.masks,
-                   self.observations, self.config.deals, self.deal_cursor, self.streams, self.deals,
-                   self.rewards, self.flags, self.final_observations, self.final_stats)
+        self.observations = self.live_observations.copy()
 
     def game(self, index: int) -> Game:
         """A :class:`Game` copy of slot ``index`` (its deck is unknown for autoreset deals: the deal is kept)."""
@@ -174,8 +239,8 @@ class KlondikeBatch:
     @property
     def memory_bytes_per_game(self) -> int:
         """Bytes of per-game arrays (state, mask, observations, counters, stats, deal, stream)."""
-        arrays = (self.states, self.masks, self.observations, self.final_observations, self.final_stats,
-                  self.counters, self.deals, self.streams, self.rewards, self.flags)
+        arrays = (self.states, self.masks, self.live_observations, self.observations, self.final_observations,
+                  self.final_stats, self.counters, self.deals, self.streams, self.rewards, self.flags)
         return sum(array.nbytes for array in arrays) // self.num_envs
 
 

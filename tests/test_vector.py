@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 import gymnasium as gym
+import numba
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -205,3 +206,38 @@ def test_vector_env_pickles_mid_run():
         assert np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1])
         assert np.array_equal(first[4]["deal"], second[4]["deal"])
         infos = first[4]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"max_episode_steps": 15},
+    {"deals": [5, 6, 7], "max_episode_steps": 9, "observation": "full", "draw_count": 1, "reward": "standard"},
+])
+def test_threads_give_the_same_results(kwargs):
+    """num_threads shares the games among numba's threads: every output and the deal order stay the same."""
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+
+    def run(num_threads):
+        envs = gym.make_vec("klondike_env/Klondike-v0", num_envs=33, vectorization_mode="vector_entry_point",
+                            num_threads=num_threads, **kwargs)
+        assert envs.unwrapped.batch.num_threads == num_threads
+        obs, infos = envs.reset(seed=4)
+        rng = np.random.default_rng(2)
+        out = [obs]
+        for _ in range(40):  # through autoresets, with some illegal actions
+            obs, rewards, terminated, truncated, infos = envs.step(
+                random_actions(infos["action_mask"], rng, illegal_rate=0.1))
+            out += [obs, rewards, terminated, truncated, infos["action_mask"], infos["deal"]]
+            if "final_obs" in infos:
+                out += [np.stack([o for o in infos["final_obs"] if o is not None]), infos["final_info"]["moves"]]
+        return out
+
+    serial, parallel = run(1), run(threads)
+    assert len(serial) == len(parallel) > 240
+    for first, second in zip(serial, parallel):
+        assert np.array_equal(first, second)
+
+
+def test_bad_num_threads():
+    for bad in (0, "2", 2.0, numba.config.NUMBA_NUM_THREADS + 1):
+        with pytest.raises(ValueError, match="bad num_threads"):
+            KlondikeBatch(4, num_threads=bad)
