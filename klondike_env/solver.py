@@ -63,6 +63,18 @@ chooses which moves to try and in what order.
   card home first) or onto one of its holders (both still beneath it). So ``x`` never leaves
   and the position is lost: the answer is UNSOLVABLE at once.
 
+* **Probes** (restarts; no pruning). Once the complete search has expanded ``PROBE_AFTER``
+  positions, depth-first searches from the root in a shuffled move order (each move's score
+  gets a pseudo-random amount drawn from the position's key and the probe's seed, so runs are
+  reproducible) take turns with it, on a table of their own, each with a node budget along the
+  Luby sequence, and together never more nodes than the complete search has used. Search
+  costs are heavy-tailed: a winnable deal whose win the fixed order puts behind a huge lost
+  subtree is often won quickly in another order. Soundness: a probe is the same search in a
+  different order, so a win it finds is a legal line (replayed like any other), and a probe
+  that exhausts its search has visited every reachable position and proves the position lost
+  exactly as the complete search would; a probe stopped by its budget proves nothing and is
+  dropped. Small budgets (the agents' 10,000 positions) never reach ``PROBE_AFTER``.
+
 Foundation-to-tableau moves ("worrying back") are kept: Blake & Gent (JAIR) show the
 Klondike-Solver rule that forbids them right after a foundation move gives wrong "unwinnable"
 verdicts. Nothing else is pruned.
@@ -114,7 +126,8 @@ DEFAULT_MEMORY_MB = 512
 MAX_DEPTH = 2000  # search moves on one line; deeper lines are cut (and the answer is UNKNOWN)
 MAX_MOVES = 192  # moves generated at one position (at most ~150 are possible)
 KEY_WORDS = 3
-ENTRY_BYTES = KEY_WORDS * 8 + 4  # key words + epoch stamp
+ENTRY_WORDS = 4  # the key words and the epoch stamp, side by side: one cache line per probe
+ENTRY_BYTES = ENTRY_WORDS * 8
 MAX_FILL = 0.75  # table load at which the search stops with UNKNOWN (memory)
 
 # A search move packs the env action with the draws (and recycle) that bring its card up.
@@ -236,14 +249,22 @@ def _generate_moves(state, rules, moves, scores, reached):
         card = core.column_top(state, col)
         if card >= 0 and core.fits_foundation(state, card):
             count = _add_move(moves, scores, count, COLUMN_TO_FOUNDATION + col, 300)
-    # tableau -> tableau
+    # tableau -> tableau; the card sets (core.column_run/column_accepts) rule out most pairs
+    # at once, so run_start runs only where some card fits
+    accepts = (
+        core.column_accepts(state, rules, 0), core.column_accepts(state, rules, 1),
+        core.column_accepts(state, rules, 2), core.column_accepts(state, rules, 3),
+        core.column_accepts(state, rules, 4), core.column_accepts(state, rules, 5),
+        core.column_accepts(state, rules, 6),
+    )
     for source in range(NUM_COLUMNS):
         length = state[COLUMN_LENGTH + source]
         if length == 0:
             continue
         down = state[COLUMN_DOWN + source]
+        run = core.column_run(state, source)
         for dest in range(NUM_COLUMNS):
-            if dest == source:
+            if dest == source or run & accepts[dest] == 0:
                 continue
             dest_empty = state[COLUMN_LENGTH + dest] == 0
             if dest_empty and dest != first_empty:
@@ -372,17 +393,20 @@ def _mix(key):
 
 
 @njit(cache=True)
-def _table_insert(table, stamps, epoch, key):
-    """1 if ``key`` was new (now stored), 0 if present, -1 if no free slot was found."""
+def _table_insert(table, epoch, key):
+    """1 if ``key`` was new (now stored), 0 if present, -1 if no free slot was found.
+
+    An entry is the key's words then the epoch that wrote it; an older epoch's entry is free.
+    """
     mask = np.uint64(table.shape[0] - 1)
     index = _mix(key) & mask
     for _ in range(table.shape[0]):
         slot = np.int64(index)
-        if stamps[slot] != epoch:
-            stamps[slot] = epoch
+        if table[slot, KEY_WORDS] != epoch:
             table[slot, 0] = key[0]
             table[slot, 1] = key[1]
             table[slot, 2] = key[2]
+            table[slot, KEY_WORDS] = epoch
             return 1
         if table[slot, 0] == key[0] and table[slot, 1] == key[1] and table[slot, 2] == key[2]:
             return 0
@@ -420,8 +444,30 @@ def _buried_for_good(state, rules):
 
 
 @njit(cache=True)
+def _shuffle_moves(moves, scores, count, key, seed, spread):
+    """Re-rank the moves of a probe: add to each score a pseudo-random amount below ``spread``,
+    drawn from the position's key and the probe's seed (reproducible), and sort again."""
+    noise = _mix(key) ^ np.uint64(seed)
+    for i in range(count):
+        noise ^= noise >> np.uint64(29)
+        noise *= np.uint64(0xBF58476D1CE4E5B9)
+        noise ^= noise >> np.uint64(32)
+        scores[i] += np.int32(noise % np.uint64(spread))
+    for i in range(1, count):
+        move = moves[i]
+        score = scores[i]
+        j = i
+        while j > 0 and scores[j - 1] < score:
+            moves[j] = moves[j - 1]
+            scores[j] = scores[j - 1]
+            j -= 1
+        moves[j] = move
+        scores[j] = score
+
+
+@njit(cache=True)
 def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
-           table, stamps, epoch, auto_out):
+           table, epoch, auto_out, seed, spread):
     """Set up a search from ``root`` (root auto-play recorded in ``auto_out``). Returns its count."""
     state = states[0]
     state[:] = root
@@ -433,7 +479,7 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
     key = np.empty(KEY_WORDS, np.int64)
     scratch = np.empty(2 * NUM_COLUMNS, np.int64)
     _position_key(state, rules, talon_index, limited, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
-    _table_insert(table, stamps, epoch, key)
+    _table_insert(table, epoch, key)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
     if _buried_for_good(state, rules):
@@ -441,13 +487,15 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
         ctrl[_RESULT] = _EXHAUSTED
         return auto_count
     move_counts[0] = _generate_moves(state, rules, moves[0], scores[0], np.empty(core.TALON_SLOTS + 1, np.uint8))
+    if seed != 0:
+        _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
     move_next[0] = 0
     return auto_count
 
 
 @njit(cache=True)
 def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
-            table, stamps, epoch, node_stop, entry_stop):
+            table, epoch, node_stop, entry_stop, seed, spread):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
@@ -484,7 +532,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
             ctrl[_RESULT] = _FULL
             break
         _position_key(child, rules, talon_index, limited, key, values, free)
-        inserted = _table_insert(table, stamps, epoch, key)
+        inserted = _table_insert(table, epoch, key)
         if inserted < 0:
             ctrl[_RESULT] = _FULL
             break
@@ -504,7 +552,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
                 # marking is optional: it leaves at least half the table to expanded positions
                 while entries < entry_stop // 2:
                     key[1] = cleared | (np.int64(later if later < talon_length else 0) << 45)
-                    marked = _table_insert(table, stamps, epoch, key)
+                    marked = _table_insert(table, epoch, key)
                     if marked < 0:
                         break
                     entries += marked
@@ -514,6 +562,8 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         nodes += 1
         depth += 1
         move_counts[depth] = _generate_moves(child, rules, moves[depth], scores[depth], reached)
+        if seed != 0:
+            _shuffle_moves(moves[depth], scores[depth], move_counts[depth], key, seed, spread)
         move_next[depth] = 0
     ctrl[_DEPTH] = depth
     ctrl[_NODES] = nodes
@@ -536,27 +586,28 @@ class _Table:
     """A transposition table kept between calls; an epoch stamp empties it in O(1)."""
 
     def __init__(self, capacity: int):
-        self.keys = np.zeros((capacity, KEY_WORDS), np.int64)
-        self.stamps = np.zeros(capacity, np.uint32)
+        self.keys = np.zeros((capacity, ENTRY_WORDS), np.int64)
         self.epoch = 0
 
     def next_epoch(self) -> int:
         self.epoch += 1
         if self.epoch >= 2**32 - 1:
-            self.stamps[:] = 0
+            self.keys[:, KEY_WORDS] = 0
             self.epoch = 1
         return self.epoch
 
 
-_tables: dict[int, _Table] = {}
+_tables: dict[tuple[int, str], _Table] = {}
 
 
-def _table_for(capacity: int) -> _Table:
-    table = _tables.get(capacity)
+def _table_for(capacity: int, role: str = "main") -> _Table:
+    """The table of ``capacity`` entries for one role (the complete search, or the probes,
+    which run interleaved with it and so need a table of their own)."""
+    table = _tables.get((capacity, role))
     if table is None:
-        if len(_tables) >= 2:  # keep memory bounded across calls with different budgets
+        if len(_tables) >= 3:  # keep memory bounded across calls with different budgets
             _tables.pop(next(iter(_tables)))
-        table = _tables[capacity] = _Table(capacity)
+        table = _tables[(capacity, role)] = _Table(capacity)
     return table
 
 
@@ -576,10 +627,17 @@ def table_capacity(memory_limit_mb: float, node_limit: int | None = None) -> int
 
 def prepare(memory_limit_mb: float = DEFAULT_MEMORY_MB, node_limit: int | None = None) -> None:
     """Compile (or load) the kernels and allocate the table, so no timed solve pays for them."""
-    table = _table_for(table_capacity(memory_limit_mb, node_limit))
-    table.keys.fill(0)  # touch every page now (the OS hands out zeroed pages lazily)
-    table.stamps.fill(0)
+    tables = [_table_for(table_capacity(memory_limit_mb, node_limit))]
+    if node_limit is None or node_limit > PROBE_AFTER:
+        tables.append(_table_for(_probe_capacity(memory_limit_mb), "probe"))
+    for table in tables:
+        table.keys.fill(0)  # touch every page now (the OS hands out zeroed pages lazily)
     solve(0, node_limit=10)
+
+
+def _probe_capacity(memory_limit_mb: float) -> int:
+    """The probes' table: a quarter of the memory limit, no more than the largest probe needs."""
+    return table_capacity(memory_limit_mb / 4, PROBE_UNIT * PROBE_MAX_LUBY)
 
 
 def _check_limit(name: str, value, integer: bool):
@@ -608,6 +666,76 @@ def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules]:
     return state, Rules() if rules is None else rules
 
 
+# Probes (module docstring): restarts in shuffled move orders, interleaved with the complete
+# search once it has expanded PROBE_AFTER positions; budgets PROBE_UNIT times the Luby sequence.
+PROBE_AFTER = 50_000
+PROBE_UNIT = 8_000
+PROBE_SPREADS = (300, 2000, 120)
+PROBE_MAX_LUBY = 128  # no probe expands more than PROBE_UNIT * 128 positions
+
+
+def _luby(index: int) -> int:
+    """The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ... (1-based ``index``)."""
+    power = 1
+    while (1 << power) - 1 < index:
+        power += 1
+    while True:
+        if index == (1 << power) - 1:
+            return 1 << (power - 1)
+        index -= (1 << (power - 1)) - 1
+        power = 1
+        while (1 << power) - 1 < index:
+            power += 1
+
+
+class _DepthFirst:
+    """One depth-first search from the root, resumable in chunks of nodes."""
+
+    def __init__(self, root, rules_array, talon_index, table: _Table, capacity: int, seed: int,
+                 spread: int = 1, budget: int | None = None):
+        self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
+        self.table, self.entry_stop = table, int(capacity * MAX_FILL)
+        self.epoch = np.int64(table.next_epoch())
+        self.seed, self.spread, self.budget = np.uint64(seed), spread, budget
+        self.limited = bool(rules_array[RULE_MAX_PASSES] > 0)
+        self.states = np.empty((MAX_DEPTH, STATE_SIZE), np.int32)
+        self.moves = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
+        self.scores = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
+        self.move_counts = np.zeros(MAX_DEPTH, np.int32)
+        self.move_next = np.zeros(MAX_DEPTH, np.int32)
+        self.ctrl = np.zeros(5, np.int64)
+        _start(root, rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
+               self.ctrl, talon_index, self.limited, table.keys, self.epoch,
+               np.empty(core.NUM_CARDS, np.int32), self.seed, spread)
+
+    @property
+    def result(self) -> int:
+        return int(self.ctrl[_RESULT])
+
+    @property
+    def nodes(self) -> int:
+        return int(self.ctrl[_NODES])
+
+    @property
+    def entries(self) -> int:
+        return int(self.ctrl[_ENTRIES])
+
+    @property
+    def cut(self) -> bool:
+        return bool(self.ctrl[_CUT])
+
+    def run(self, nodes: int) -> None:
+        """Search on until a win, exhaustion, a full table or ``nodes`` more expansions."""
+        _search(self.rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
+                self.ctrl, self.talon_index, self.limited, self.table.keys, self.epoch,
+                self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread)
+
+    def solution(self) -> list[int]:
+        out = np.empty(8 * MAX_DEPTH + 64, np.int32)
+        count = _solution(self.root, self.rules_array, self.moves, self.move_next, int(self.ctrl[_DEPTH]), out)
+        return [int(a) for a in out[:count]]
+
+
 def solve(
     game_or_deck,
     rules: Rules | None = None,
@@ -630,64 +758,68 @@ def solve(
     _check_limit("memory_limit_mb", memory_limit_mb, integer=False)
     root, rules = _root_position(game_or_deck, rules)
     rules_array = rules.as_array()
-    limited = rules_array[RULE_MAX_PASSES] > 0
-
-    capacity = table_capacity(memory_limit_mb, node_limit)
-    entry_stop = int(capacity * MAX_FILL)
-    table = _table_for(capacity)
-    epoch = np.uint32(table.next_epoch())
-
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
     for i in range(int(root[TALON_LENGTH])):
         talon_index[root[TALON + i]] = i
-    states = np.empty((MAX_DEPTH, STATE_SIZE), np.int32)
-    moves = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
-    scores = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
-    move_counts = np.zeros(MAX_DEPTH, np.int32)
-    move_next = np.zeros(MAX_DEPTH, np.int32)
-    ctrl = np.zeros(5, np.int64)
-    auto_out = np.empty(core.NUM_CARDS, np.int32)
-    _start(root, rules_array, states, moves, scores, move_counts, move_next, ctrl, talon_index,
-           limited, table.keys, table.stamps, epoch, auto_out)
-
+    capacity = table_capacity(memory_limit_mb, node_limit)
+    complete = _DepthFirst(root, rules_array, talon_index, _table_for(capacity), capacity, seed=0)
+    probe = None
+    probes_started = 0
+    probe_nodes = 0  # expanded by the probes that have ended
+    probe_entries = 0  # the most table entries one probe used
     chunk = 4096
     stopped_by = None
-    while ctrl[_RESULT] == _RUNNING:
-        node_stop = ctrl[_NODES] + chunk
-        if node_limit is not None:
-            node_stop = min(node_stop, node_limit)
-        _search(rules_array, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
-                table.keys, table.stamps, epoch, node_stop, entry_stop)
-        if ctrl[_RESULT] != _RUNNING:
-            break
-        if node_limit is not None and ctrl[_NODES] >= node_limit:
+    decider = complete if complete.result in (_WON, _EXHAUSTED) else None  # the search that decided
+    while decider is None:
+        used = complete.nodes + probe_nodes + (probe.nodes if probe is not None else 0)
+        if node_limit is not None and used >= node_limit:
             stopped_by = "nodes"
             break
         if time_limit is not None and time.perf_counter() - started >= time_limit:
             stopped_by = "time"
             break
+        step = chunk if node_limit is None else min(chunk, node_limit - used)
         chunk = min(chunk * 2, 1 << 18)
+        if complete.nodes < PROBE_AFTER or used - complete.nodes >= complete.nodes or memory_limit_mb < 1:
+            complete.run(step)
+            if complete.result == _FULL:
+                stopped_by = "memory"
+                break
+            if complete.result != _RUNNING:
+                decider = complete
+            continue
+        # the probes' turn: together they get as many nodes as the complete search
+        if probe is None:
+            probes_started += 1
+            probe_capacity = _probe_capacity(memory_limit_mb)
+            probe = _DepthFirst(root, rules_array, talon_index, _table_for(probe_capacity, "probe"),
+                                probe_capacity, seed=probes_started,
+                                spread=PROBE_SPREADS[probes_started % len(PROBE_SPREADS)],
+                                budget=PROBE_UNIT * min(_luby(probes_started), PROBE_MAX_LUBY))
+        probe.run(min(step, probe.budget - probe.nodes))
+        probe_entries = max(probe_entries, probe.entries)
+        if probe.result == _WON or (probe.result == _EXHAUSTED and not probe.cut):
+            decider = probe  # a probe's exhaustive search is as good a proof as the complete one
+        elif probe.result != _RUNNING or probe.nodes >= probe.budget:
+            probe_nodes += probe.nodes
+            probe = None
+    nodes = complete.nodes + probe_nodes + (probe.nodes if probe is not None else 0)
 
-    result = int(ctrl[_RESULT])
     actions: list[int] = []
-    if result == _WON:
-        out = np.empty(8 * MAX_DEPTH + 64, np.int32)
-        count = _solution(root, rules_array, moves, move_next, int(ctrl[_DEPTH]), out)
-        actions = [int(a) for a in out[:count]]
+    if decider is not None and decider.result == _WON:
+        actions = decider.solution()
         status = SolveStatus.SOLVED
-    elif result == _EXHAUSTED and not ctrl[_CUT]:
+    elif decider is not None and not decider.cut:
         status = SolveStatus.UNSOLVABLE
     else:
         status = SolveStatus.UNKNOWN
-        if result == _FULL:
-            stopped_by = "memory"
-        elif result == _EXHAUSTED:
-            stopped_by = "depth"
+        if decider is not None:
+            stopped_by = "depth"  # exhausted, but with lines cut at the depth cap
     return SolveResult(
         status=status,
         actions=actions,
-        nodes=int(ctrl[_NODES]),
+        nodes=nodes,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
-        table_mb=int(ctrl[_ENTRIES]) * ENTRY_BYTES / 2**20,
+        table_mb=(complete.entries + probe_entries) * ENTRY_BYTES / 2**20,
     )
