@@ -54,15 +54,26 @@ chooses which moves to try and in what order.
   empty columns only the first is a destination, and a whole column without face-down cards is
   never moved onto an empty column (a column permutation).
 
-* **A card buried for good** (checked at the root; the pattern can only arise from cards
-  that are already face down, so it never newly appears deeper in the search). With the
-  king-only empty-column rule, let ``x`` (not a king) be face down or the head of its column's
-  face-up run, with a lower card of its own suit somewhere beneath it and *both* cards that
-  could hold it (the other colour, one rank up) beneath it too. Nothing beneath ``x`` can move
-  before ``x`` leaves the column; ``x`` can leave only to its foundation (which needs the lower
-  card home first) or onto one of its holders (both still beneath it). So ``x`` never leaves
-  and the position is lost: the answer is UNSOLVABLE at once.
-
+* **Cards stuck for good** (checked at the root; with the king-only empty-column rule). Call
+  *candidates* the non-king cards that are face down or head their column's face-up run. Start
+  with every candidate marked and repeatedly unmark a marked card ``x`` that has a way out no
+  marked card blocks: no marked card lies above ``x`` in its column, and either (foundation)
+  no lower card of ``x``'s suit is marked or lies beneath ``x``, or (holder) one of the two
+  cards that could hold ``x`` (the other colour, one rank up) is in the talon or on a
+  foundation, or lies in a column, not beneath ``x``, with no marked card above it. If a card
+  stays marked the position is lost. Proof: take any line of play and the first move in which
+  a marked card ``x`` leaves its place. Until then every marked card is where it was. ``x`` must
+  be uncovered, so no marked card was above it. It goes to its foundation, so every lower card
+  of its suit went home before, none of them marked (they would have left first) and none
+  beneath ``x`` (those cannot move while ``x`` covers them); or it goes onto a holder, which
+  must be a column's last card then: not beneath ``x``, and uncovered, so no marked card above
+  it -- or it is not in the tableau at all. Either way ``x`` has an unblocked way out, so it was
+  unmarked: a contradiction. So marked cards never leave, and the game is never won. Checking
+  the root is enough: only cards placed by moves (never candidates) ever come to lie above a
+  card, so the fixpoint of any later position is a subset of the root's. (This generalises a
+  card with a lower card of its suit and both holders beneath it, and it also catches
+  deadlocks across columns, e.g. ``QD`` over ``KS`` over ``JD`` beside ``QH`` over ``KC`` over
+  ``JH``.)
 * **Probes** (restarts; no pruning). Once the complete search has expanded ``PROBE_AFTER``
   positions, depth-first searches from the root in a shuffled move order (each move's score
   gets a pseudo-random amount drawn from the position's key and the probe's seed, so runs are
@@ -415,31 +426,72 @@ def _table_insert(table, epoch, key):
 
 
 @njit(cache=True)
-def _buried_for_good(state, rules):
-    """True when some card can provably never leave its column (module docstring)."""
+def _stuck_for_good(state, rules):
+    """True when some card can provably never leave its place (the fixpoint of the module
+    docstring's "cards stuck for good")."""
     if rules[core.RULE_EMPTY_ANY] == 1:
         return False
+    column_of = np.full(core.NUM_CARDS, -1, np.int64)
+    depth_of = np.zeros(core.NUM_CARDS, np.int64)
+    stuck = np.zeros(core.NUM_CARDS, np.bool_)
     for col in range(NUM_COLUMNS):
         base = TABLEAU + COLUMN_SLOTS * col
-        for depth in range(1, state[COLUMN_DOWN + col] + 1):
-            if depth >= state[COLUMN_LENGTH + col]:
-                break
-            card = state[base + depth]  # face down, or the head of the face-up run
-            rank = card % NUM_RANKS
-            if rank == KING - 1:
-                continue
-            suit = card // NUM_RANKS
-            holder_suit = 0 if suit == 1 or suit == 2 else 1  # the other colour: 0/3 or 1/2
-            holders = 0
-            lower_same_suit = False
-            for below in range(depth):
-                other = state[base + below]
-                if other // NUM_RANKS == suit and other % NUM_RANKS < rank:
-                    lower_same_suit = True
-                if other % NUM_RANKS == rank + 1 and core.card_is_red(other) != core.card_is_red(card):
-                    holders += 1
-            if lower_same_suit and holders == 2:
-                return True
+        for depth in range(state[COLUMN_LENGTH + col]):
+            card = state[base + depth]
+            column_of[card] = col
+            depth_of[card] = depth
+            # the candidates: face-down cards and the head of the face-up run, kings aside
+            if depth <= state[COLUMN_DOWN + col] and card % NUM_RANKS != KING - 1:
+                stuck[card] = True
+    changed = True
+    while changed:
+        changed = False
+        for card in range(core.NUM_CARDS):
+            if stuck[card] and _may_leave(state, card, column_of, depth_of, stuck):
+                stuck[card] = False
+                changed = True
+    for card in range(core.NUM_CARDS):
+        if stuck[card]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _may_leave(state, card, column_of, depth_of, stuck):
+    """Whether ``card`` has a way out that no card currently marked stuck blocks."""
+    col = column_of[card]
+    depth = depth_of[card]
+    if _covered_by_stuck(state, col, depth, stuck):
+        return False
+    rank = card % NUM_RANKS
+    suit = card // NUM_RANKS
+    # to its foundation: every lower card of its suit must get home first
+    home = True
+    for lower in range(NUM_RANKS * suit, card):
+        if stuck[lower] or (column_of[lower] == col and depth_of[lower] < depth):
+            home = False
+            break
+    if home:
+        return True
+    # onto a holder (the other colour, one rank up) that can be uncovered while it is here
+    first = 0 if suit == 1 or suit == 2 else 1
+    for holder in (NUM_RANKS * first + rank + 1, NUM_RANKS * (3 - first) + rank + 1):
+        holder_col = column_of[holder]
+        if holder_col < 0:
+            return True  # in the talon or on a foundation
+        if holder_col == col and depth_of[holder] < depth:
+            continue
+        if not _covered_by_stuck(state, holder_col, depth_of[holder], stuck):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _covered_by_stuck(state, col, depth, stuck):
+    base = TABLEAU + COLUMN_SLOTS * col
+    for above in range(depth + 1, state[COLUMN_LENGTH + col]):
+        if stuck[state[base + above]]:
+            return True
     return False
 
 
@@ -482,7 +534,7 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
     _table_insert(table, epoch, key)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
-    if _buried_for_good(state, rules):
+    if _stuck_for_good(state, rules):
         ctrl[_DEPTH] = -1
         ctrl[_RESULT] = _EXHAUSTED
         return auto_count

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from klondike_env import Game, Rules, SolveResult, SolveStatus, core, parse_card, solve
+from klondike_env import solver as solver_module
 from klondike_env.solver import SolverInputError
 
 SEEDS = Path(__file__).resolve().parents[1] / "configs" / "seeds"
@@ -131,6 +132,22 @@ def test_a_card_buried_above_its_lower_suit_card_and_both_holders_is_unsolvable(
     assert solve(game, Rules(empty_column="any")).status == SolveStatus.SOLVED
 
 
+def test_a_deadlock_across_two_columns_is_unsolvable_at_the_root():
+    # QD covers KS over JD, QH covers KC over JH: each queen's only free holder is under the
+    # other queen, and its lower card is beneath it (module docstring, "stuck for good").
+    # No single column shows a card with its lower card and both holders beneath it.
+    columns = [["JD!", "KS!", "QD"], ["JH!", "KC!", "QH"]]
+    for rules in (Rules(), Rules(foundation_to_tableau=False)):
+        game = make_position(columns, foundations=(12, 10, 10, 12), talon=["KD", "KH"], rules=rules)
+        result = solve(game)
+        assert result.status == SolveStatus.UNSOLVABLE and result.nodes == 1
+    assert brute_force_winnable(game) is False
+    # with one holder free (KC in the talon instead) the same cards can be won
+    free = make_position([["JD!", "KS!", "QD"], ["JH!", "QH"]], foundations=(12, 10, 10, 12),
+                         talon=["KD", "KH", "KC"])
+    assert_replays_to_a_win(free, solve(free))
+
+
 def test_hand_built_position_that_needs_worrying_back():
     # Only the clubs are out, in three columns whose face-down cards are all lower clubs
     # under higher ones; every other suit is home and four columns are empty. KC can move to
@@ -240,9 +257,45 @@ def test_verdicts_match_a_search_without_pruning(options):
 
 
 # --- budgets ----------------------------------------------------------------------
+def test_probes_win_deals_the_fixed_order_misses(monkeypatch):
+    # Deal 41: the fixed move order spends over a million positions in a lost subtree; a
+    # shuffled-order probe wins it early. The probe's line replays like any other.
+    result = solve(41, node_limit=150_000)
+    assert_replays_to_a_win(Game.new(41), result)
+    monkeypatch.setattr(solver_module, "PROBE_AFTER", 10**9)
+    assert solve(41, node_limit=150_000).status == SolveStatus.UNKNOWN
+
+
+def test_a_shuffled_order_search_reaches_the_same_verdicts(monkeypatch):
+    # Probes from the first node: a probe that exhausts its search proves UNSOLVABLE, one that
+    # wins gives a replayable line; both must agree with the committed verdicts.
+    monkeypatch.setattr(solver_module, "PROBE_AFTER", 1)
+    monkeypatch.setattr(solver_module, "PROBE_UNIT", 50)
+    with (SEEDS / "verdicts_draw3.csv").open() as handle:
+        rows = {int(row["deal"]): row["status"] for row in csv.DictReader(handle)}
+    compared = 0
+    for deal in range(1, 41):
+        if rows[deal] == "UNKNOWN":
+            continue
+        result = solve(deal, node_limit=40_000)
+        if result.status == SolveStatus.SOLVED:
+            assert_replays_to_a_win(Game.new(deal), result)
+        if result.status != SolveStatus.UNKNOWN:
+            assert result.status.value == rows[deal], deal
+            compared += 1
+    assert compared >= 25
+
+
+
 def test_budget_exhaustion_never_yields_unsolvable():
     full = solve(1, node_limit=3000)
     assert full.status == SolveStatus.UNKNOWN and full.stopped_by == "nodes" and full.nodes == 3000
+    # deal 526 is lost, proven after about 61,000 positions: past the point where probes start
+    whole = solve(526, node_limit=200_000)
+    assert whole.status == SolveStatus.UNSOLVABLE and whole.nodes > solver_module.PROBE_AFTER
+    for limit in (solver_module.PROBE_AFTER + 1000, whole.nodes - 1):
+        cut = solve(526, node_limit=limit)
+        assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "nodes" and cut.nodes == limit
     for deal in range(1, 30):
         exact = solve(deal, node_limit=50_000)
         if exact.status != SolveStatus.UNSOLVABLE or exact.nodes < 20:
