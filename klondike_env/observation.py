@@ -45,10 +45,7 @@ plane 21               tableau card at depth d of its column: (d + 1) / 19      
 Sizes: ``visible`` 485, ``information`` 745, ``full`` 1161 (:func:`observation_size`).
 Everything is computed by numba kernels from the state alone: the talon is never
 reordered (core.py), so which talon cards are known follows from the pass number and
-the waste length, as in :func:`klondike_env.core.hidden_mask`. :func:`encode` writes a
-whole observation; the batched env keeps each game's observation and, around each move,
-re-writes only the regions the move touches (:func:`clear_touched`, :func:`write_touched`),
-which gives the same array bit for bit.
+the waste length, as in :func:`klondike_env.core.hidden_mask`.
 """
 
 from __future__ import annotations
@@ -119,13 +116,11 @@ def _plane_index(plane, card):
     return NUM_SCALARS + core.NUM_CARDS * plane + card
 
 
-# The observation is written in regions -- the scalars, each column, the foundations,
-# the talon -- so that a move re-writes only the regions it touches (at most two
-# columns, the talon, the foundations: :func:`touched_regions`). A region written with
-# ``on = 0.0`` clears exactly the entries it set with ``on = 1.0`` from the same state,
-# so one function serves both encoding and clearing.
-# k / 6, k / 13, k / 24 and k / 10 as float32: a table look-up gives the division's value and
-# costs less than the division (the scalars are re-written every step)
+# :func:`encode` writes the observation region by region (scalars, columns, foundations,
+# talon) over a zeroed array; the helpers are inlined into it (a call each cost more).
+
+# k / 6, k / 13, k / 24 and k / 10 as float32: a table look-up gives the division's value
+# and costs less than the division
 _SIXTHS = (np.arange(7) / 6.0).astype(np.float32)
 _THIRTEENTHS = (np.arange(core.NUM_RANKS + 1) / 13.0).astype(np.float32)
 _TWENTY_FOURTHS = (np.arange(core.TALON_SLOTS + 1) / 24.0).astype(np.float32)
@@ -154,38 +149,38 @@ def _write_scalars(state, rules, obs):
 def _write_foundations(state, obs):
     for suit in range(core.NUM_SUITS):
         height = state[core.FOUNDATION + suit]
-        for rank_index in range(core.NUM_RANKS):
+        for rank_index in range(core.NUM_RANKS):  # all 13: no branch on the height
             obs[_plane_index(P_FOUNDATION, core.NUM_RANKS * suit + rank_index)] = 1.0 if rank_index < height else 0.0
 
 
 @njit(cache=True, inline="always")
-def _write_column(state, mode, col, obs, on):
+def _write_column(state, mode, col, obs):
     """Column ``col``: its face-up cards; its face-down ones as hidden; in ``full`` their places."""
     base = core.TABLEAU + core.COLUMN_SLOTS * col
     down = state[core.COLUMN_DOWN + col]
     full = mode == MODE_FULL
     for depth in range(down, state[core.COLUMN_LENGTH + col]):
         card = state[base + depth]
-        obs[_plane_index(P_COLUMN_UP + col, card)] = on
+        obs[_plane_index(P_COLUMN_UP + col, card)] = 1.0
         if full:
-            obs[_plane_index(P_DEPTH, card)] = (depth + 1) / 19.0 * on
+            obs[_plane_index(P_DEPTH, card)] = (depth + 1) / 19.0
     if mode == MODE_VISIBLE:
         return
     for depth in range(down):
         card = state[base + depth]
-        obs[_plane_index(P_HIDDEN, card)] = on
+        obs[_plane_index(P_HIDDEN, card)] = 1.0
         if full:
-            obs[_plane_index(P_COLUMN_DOWN + col, card)] = on
-            obs[_plane_index(P_DEPTH, card)] = (depth + 1) / 19.0 * on
+            obs[_plane_index(P_COLUMN_DOWN + col, card)] = 1.0
+            obs[_plane_index(P_DEPTH, card)] = (depth + 1) / 19.0
 
 
 @njit(cache=True, inline="always")
-def _write_talon(state, rules, mode, obs, on):
+def _write_talon(state, rules, mode, obs):
     """Waste top; with memory: waste, known stock, unseen stock as hidden, talon order, reachable tops."""
     talon_length = state[core.TALON_LENGTH]
     waste_length = state[core.WASTE_LENGTH]
     if waste_length > 0:
-        obs[_plane_index(P_WASTE_TOP, state[core.TALON + waste_length - 1])] = on
+        obs[_plane_index(P_WASTE_TOP, state[core.TALON + waste_length - 1])] = 1.0
     if mode == MODE_VISIBLE:
         return
     full = mode == MODE_FULL
@@ -195,24 +190,24 @@ def _write_talon(state, rules, mode, obs, on):
     for i in range(talon_length):
         card = state[core.TALON + i]
         if i >= unseen_from:
-            obs[_plane_index(P_HIDDEN, card)] = on
+            obs[_plane_index(P_HIDDEN, card)] = 1.0
             if not full:
                 continue
-        obs[_plane_index(P_WASTE if i < waste_length else P_STOCK, card)] = on
-        obs[_plane_index(P_TALON_ORDER, card)] = (i + 1) / 24.0 * on
+        obs[_plane_index(P_WASTE if i < waste_length else P_STOCK, card)] = 1.0
+        obs[_plane_index(P_TALON_ORDER, card)] = (i + 1) / 24.0
     # waste tops reachable by draws (and one recycle) alone, as in core.is_dead
     draw_count = rules[core.RULE_DRAW_COUNT]
     boundary = waste_length
     while boundary < talon_length:
         boundary = min(boundary + draw_count, talon_length)
         if full or boundary - 1 < unseen_from:
-            obs[_plane_index(P_REACHABLE_TOP, state[core.TALON + boundary - 1])] = on
+            obs[_plane_index(P_REACHABLE_TOP, state[core.TALON + boundary - 1])] = 1.0
     if core.recycle_allowed(state, rules):
         boundary = 0
         while boundary < talon_length:
             boundary = min(boundary + draw_count, talon_length)
             if full or boundary - 1 < unseen_from:
-                obs[_plane_index(P_REACHABLE_TOP, state[core.TALON + boundary - 1])] = on
+                obs[_plane_index(P_REACHABLE_TOP, state[core.TALON + boundary - 1])] = 1.0
 
 
 @njit(cache=True)
@@ -221,62 +216,9 @@ def encode(state, rules, mode, obs):
     obs[: NUM_SCALARS + core.NUM_CARDS * PLANES_BY_MODE[mode]] = 0.0
     _write_scalars(state, rules, obs)
     for col in range(core.NUM_COLUMNS):
-        _write_column(state, mode, col, obs, 1.0)
+        _write_column(state, mode, col, obs)
     _write_foundations(state, obs)
-    _write_talon(state, rules, mode, obs, 1.0)
-
-
-@njit(cache=True, inline="always")
-def touched_regions(action):
-    """What playing ``action`` (a legal id) can change, from the action table (SPEC.md) alone.
-
-    Returns ``(talon, foundations, column_a, column_b)``: two flags and up to two
-    column indices (-1 for none). The scalars may change with any move.
-    """
-    if action <= core.RECYCLE:
-        return True, False, -1, -1
-    if action == core.WASTE_TO_FOUNDATION:
-        return True, True, -1, -1
-    if action < core.COLUMN_TO_FOUNDATION:
-        return True, False, action - core.WASTE_TO_COLUMN, -1
-    if action < core.COLUMN_TO_COLUMN:
-        return False, True, action - core.COLUMN_TO_FOUNDATION, -1
-    if action < core.FOUNDATION_TO_COLUMN:
-        offset = action - core.COLUMN_TO_COLUMN
-        source = offset // 6
-        return False, False, source, core.column_action_dest(source, offset % 6)
-    return False, True, (action - core.FOUNDATION_TO_COLUMN) % core.NUM_COLUMNS, -1
-
-
-@njit(cache=True)
-def clear_touched(state, rules, mode, action, obs):
-    """Before playing ``action``: clear the entries of the regions it touches."""
-    talon, _, column_a, column_b = touched_regions(action)
-    if talon:
-        _write_talon(state, rules, mode, obs, 0.0)
-    if column_a >= 0:
-        _write_column(state, mode, column_a, obs, 0.0)
-    if column_b >= 0:
-        _write_column(state, mode, column_b, obs, 0.0)
-
-
-@njit(cache=True)
-def write_touched(state, rules, mode, action, obs):
-    """After playing ``action`` (its regions cleared first): write them and the scalars anew.
-
-    ``clear_touched``, the move, then this leave in ``obs`` exactly :func:`encode`'s
-    observation of the new position, at a fraction of the cost.
-    """
-    talon, foundations, column_a, column_b = touched_regions(action)
-    _write_scalars(state, rules, obs)
-    if talon:
-        _write_talon(state, rules, mode, obs, 1.0)
-    if foundations:
-        _write_foundations(state, obs)
-    if column_a >= 0:
-        _write_column(state, mode, column_a, obs, 1.0)
-    if column_b >= 0:
-        _write_column(state, mode, column_b, obs, 1.0)
+    _write_talon(state, rules, mode, obs)
 
 
 @njit(cache=True)

@@ -210,32 +210,20 @@ def test_every_card_has_exactly_one_place(any_rules):
             assert information[ob.S_FOUNDATION:ob.S_FOUNDATION + 4] * 13 == pytest.approx(game.foundations)
 
 
-def test_update_of_the_touched_regions_equals_a_fresh_encoding(any_rules):
-    """The batched env's update -- ``clear_touched``, the move, ``write_touched`` -- is ``encode``, bit for bit."""
-    rng = np.random.default_rng(13)
-    rules = any_rules.as_array()
-    moves = 0
-    for mode in OBSERVATION_MODES:
-        for deal in range(4):
-            game = Game.new(700 + deal, any_rules)
-            obs = observe(game, mode)
-            before = game._state.copy()
-            for action in random_playout(game, rng, 150):  # yields each action after playing it
-                ob.clear_touched(before, rules, ob.mode_id(mode), action, obs)
-                ob.write_touched(game._state, rules, ob.mode_id(mode), action, obs)
-                expected = observe(game, mode)
-                assert np.array_equal(obs.view(np.uint32), expected.view(np.uint32)), (
-                    f"deal {700 + deal} {mode} after action {action}"
-                )
-                before = game._state.copy()
-                moves += 1
-    assert moves > 500
 
-
-def test_touched_regions_follow_the_action_table():
-    assert ob.touched_regions(core.DRAW) == (True, False, -1, -1)
-    assert ob.touched_regions(core.WASTE_TO_FOUNDATION) == (True, True, -1, -1)
-    assert ob.touched_regions(core.WASTE_TO_COLUMN + 4) == (True, False, 4, -1)
-    assert ob.touched_regions(core.COLUMN_TO_FOUNDATION + 6) == (False, True, 6, -1)
-    assert ob.touched_regions(core.column_action(2, 5)) == (False, False, 2, 5)
-    assert ob.touched_regions(core.FOUNDATION_TO_COLUMN + 7 * 3 + 1) == (False, True, 1, -1)
+def test_scalars_are_the_documented_fractions(any_rules):
+    """The scalar slots hold exactly ``float32(count / scale)`` (looked up from tables in the kernel)."""
+    rng = np.random.default_rng(17)
+    for deal in range(3):
+        game = Game.new(300 + deal, any_rules)
+        for _ in random_playout(game, rng, 120):
+            state = game._state
+            obs = observe(game)
+            stock = int(state[core.TALON_LENGTH] - state[core.WASTE_LENGTH])
+            recycles = int(state[core.RECYCLES])
+            expected = [state[core.COLUMN_DOWN + c] / 6.0 for c in range(7)]
+            expected += [state[core.FOUNDATION + s] / 13.0 for s in range(4)]
+            expected += [stock / 24.0, state[core.WASTE_LENGTH] / 24.0, (stock if recycles == 0 else 0) / 24.0,
+                         float(recycles == 0), float(core.recycle_allowed(state, game._rules_array)),
+                         min(recycles, 10) / 10.0]
+            assert np.array_equal(obs[: ob.NUM_SCALARS], np.array(expected, np.float32))

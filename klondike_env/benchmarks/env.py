@@ -6,15 +6,16 @@ action mask each step; the time of choosing the random action is included.
 
 from __future__ import annotations
 
+import os
 import time
 
+import numba
 import numpy as np
-
 from numba import njit
 
-from klondike_env import Rules
-from klondike_env.env import C_STEPS, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, KlondikeEnv
-from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv
+from klondike_env import Rules, core
+from klondike_env.env import C_STEPS, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, KlondikeEnv, begin_game, play_step
+from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv, _next_deal
 
 QUOTED_OPENSPIEL_RATE = 36_000  # steps/s, as quoted in issue 3 (not measured here)
 
@@ -75,9 +76,9 @@ def best_of(runs: int, measure):
     return tuple(max(column) for column in zip(*results))
 
 
-def batch_rate(num_envs: int, batch_steps: int) -> tuple[float, float]:
+def batch_rate(num_envs: int, batch_steps: int, num_threads: int = 1) -> tuple[float, float]:
     """``KlondikeBatch.step`` alone: the compiled step without the VectorEnv's info dicts."""
-    batch = KlondikeBatch(num_envs)
+    batch = KlondikeBatch(num_envs, num_threads=num_threads)
     batch.reset(seed=0)
     rng = np.random.default_rng(0)
     actions = np.zeros(num_envs, np.int64)
@@ -88,8 +89,8 @@ def batch_rate(num_envs: int, batch_steps: int) -> tuple[float, float]:
     return timer.rates(num_envs * batch_steps)
 
 
-def batched_rate(num_envs: int, batch_steps: int) -> tuple[float, float, int]:
-    envs = KlondikeVectorEnv(num_envs)
+def batched_rate(num_envs: int, batch_steps: int, num_threads: int = 1) -> tuple[float, float, int]:
+    envs = KlondikeVectorEnv(num_envs, num_threads=num_threads)
     _, info = envs.reset(seed=0)
     masks = info["action_mask"]
     rng = np.random.default_rng(0)
@@ -146,6 +147,69 @@ def openspiel_rate(steps: int) -> tuple[float, float] | None:
     return timer.rates(steps)
 
 
+@njit(cache=True)
+def rules_sweep(states, rules, actions, int_params, float_params, counters, masks, deal_list, deal_cursor, streams,
+                deals, rewards, flags):
+    """The batch step less every observation write (an ablation, for :func:`step_cost_breakdown`)."""
+    for row in range(states.shape[0]):
+        state = states[row]
+        reward, outcome = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
+        rewards[row] = reward
+        flags[row] = outcome
+        if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
+            deals[row] = _next_deal(row, deal_list, deal_cursor, streams)
+            core.init_state_from_deal(deals[row], state)
+            begin_game(state, rules, counters[row], masks[row])
+
+
+@njit(cache=True)
+def legal_mask_sweep(states, rules, masks):
+    """``core.legal_mask`` of every game into scratch masks (an ablation)."""
+    for row in range(states.shape[0]):
+        core.legal_mask(states[row], rules, masks[row])
+
+
+def step_cost_breakdown(num_envs: int, batch_steps: int) -> list[tuple[str, float]]:
+    """Where a one-thread batched step's CPU time goes: microseconds per step of ``num_envs`` games.
+
+    Two batches play the same random actions from the same deals (so they see the same
+    positions): ``KlondikeBatch.step`` on one, the same step less the observations
+    (:func:`rules_sweep`) on the other; ``core.legal_mask`` is timed on the first one's positions.
+    """
+    batch, shadow = KlondikeBatch(num_envs), KlondikeBatch(num_envs)
+    batch.reset(seed=0)
+    shadow.reset(seed=0)
+    config = batch.config
+    rng = np.random.default_rng(0)
+    actions = np.zeros(num_envs, np.int64)
+    scratch_masks = np.zeros_like(batch.masks)
+    parts = {name: 0.0 for name in ("choice", "step", "rules", "legal_mask")}
+
+    def timed(name, function, *args):
+        start = time.process_time()
+        function(*args)
+        parts[name] += time.process_time() - start
+
+    for _ in range(batch_steps):
+        timed("choice", lambda: random_legal_actions(batch.masks, rng.random(num_envs), actions))
+        timed("legal_mask", legal_mask_sweep, batch.states, config.rules_array, scratch_masks)
+        timed("step", batch.step, actions)
+        timed("rules", rules_sweep, shadow.states, config.rules_array, actions, config.int_params,
+              config.float_params, shadow.counters, shadow.masks, config.deals, shadow.deal_cursor, shadow.streams,
+              shadow.deals, shadow.rewards, shadow.flags)
+    if not np.array_equal(batch.states, shadow.states):
+        raise AssertionError("the ablation batch drifted from the real one")
+    per_step = {name: seconds / batch_steps * 1e6 for name, seconds in parts.items()}
+    return [
+        ("the benchmark's random player (choice of the actions)", per_step["choice"]),
+        ("`KlondikeBatch.step`, all of it", per_step["step"]),
+        ("  rules: `env.play_step` for every game (move, legal mask, end checks, rewards) and re-deals",
+         per_step["rules"]),
+        ("    of which `core.legal_mask` for every game", per_step["legal_mask"]),
+        ("  observations (the rest: step - rules)", per_step["step"] - per_step["rules"]),
+    ]
+
+
 def random_episode_lengths(num_envs: int, batch_steps: int, cap: int) -> tuple[np.ndarray, int, int]:
     """Random masked play with a step cap: lengths of the episodes that ended by themselves
     (won or dead), the number cut at ``cap``, and the wins."""
@@ -198,35 +262,54 @@ def episode_length_table(quick: bool) -> str:
 
 def run(quick: bool = False) -> str:
     runs = 3  # every row is the best of three runs, column by column
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    load_before = os.getloadavg()[0]
     single_env_rate(2000)  # compile and warm up outside the timing
     batched_rate(8, 10)
     batch_rate(8, 10)
+    batch_rate(8, 10, threads)
+    step_cost_breakdown(8, 2)
     openspiel = best_of(runs, lambda: openspiel_rate(5_000 if quick else 50_000))
     if openspiel is not None:
-        reference, label = openspiel[0], "measured in this run (per CPU second)"
+        reference, wall_reference = openspiel
+        label = "measured in this run"
     else:
-        reference, label = QUOTED_OPENSPIEL_RATE, "36,000 steps/s quoted in issue 3, NOT measured (open_spiel not installed)"
+        reference = wall_reference = QUOTED_OPENSPIEL_RATE
+        label = "36,000 steps/s quoted in issue 3, NOT measured (open_spiel not installed)"
     rows = [
         f"| path (random legal actions; obs + mask every step; best of {runs}) | steps per CPU second "
-        "| steps per wall second | × OpenSpiel (CPU) | memory per game |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| steps per wall second | × OpenSpiel (CPU) | × OpenSpiel (wall) | memory per game |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
+
+    def row(name, cpu, wall, memory=""):
+        rows.append(f"| {name} | {cpu:,.0f} | {wall:,.0f} | {cpu / reference:.1f} | {wall / wall_reference:.1f} | "
+                    f"{memory} |")
+
     if openspiel is not None:
-        rows.append(f"| OpenSpiel `solitaire` + `observation_tensor()` from Python | {openspiel[0]:,.0f} | "
-                    f"{openspiel[1]:,.0f} | 1.0 | |")
-    cpu, wall = best_of(runs, lambda: single_env_rate(20_000 if quick else 200_000))
-    rows.append(f"| `KlondikeEnv.step` (obs + mask + info dict) | {cpu:,.0f} | {wall:,.0f} | {cpu / reference:.1f} | |")
+        row("OpenSpiel `solitaire` + `observation_tensor()` from Python", *openspiel)
+    row("`KlondikeEnv.step` (obs + mask + info dict)", *best_of(runs, lambda: single_env_rate(
+        20_000 if quick else 200_000)))
     total_steps = 200_000 if quick else 2_000_000
     for num_envs in (64, 256, 1024):
         cpu, wall, memory = best_of(runs, lambda: batched_rate(num_envs, max(total_steps // num_envs, 20)))
-        rows.append(f"| `KlondikeVectorEnv` N={num_envs} | {cpu:,.0f} | {wall:,.0f} | {cpu / reference:.0f} | "
-                    f"{memory:,} B |")
-    cpu, wall = best_of(runs, lambda: batch_rate(1024, max(total_steps // 1024, 20)))
-    rows.append(f"| `KlondikeBatch.step` N=1024 (compiled step only, no info dicts) | {cpu:,.0f} | {wall:,.0f} | "
-                f"{cpu / reference:.0f} | |")
+        row(f"`KlondikeVectorEnv` N={num_envs}", cpu, wall, f"{memory:,} B")
+    row("`KlondikeBatch.step` N=1024 (compiled step only, no info dicts)",
+        *best_of(runs, lambda: batch_rate(1024, max(total_steps // 1024, 20))))
     sb3 = best_of(runs, lambda: sb3_rate(256, max(total_steps // 256, 20)))
     if sb3 is not None:
-        rows.append(f"| SB3 `KlondikeVecEnv` N=256 (info dicts) | {sb3[0]:,.0f} | {sb3[1]:,.0f} | "
-                    f"{sb3[0] / reference:.0f} | |")
-    return ("\n".join(rows) + f"\n\nOpenSpiel reference: {label}.\n\nEpisode lengths (what `max_episode_steps` "
-            f"is chosen from):\n\n" + episode_length_table(quick))
+        row("SB3 `KlondikeVecEnv` N=256 (info dicts)", *sb3)
+    if threads > 1:
+        row(f"`KlondikeVectorEnv` N=1024, `num_threads={threads}` (CPU s of all threads)",
+            *best_of(runs, lambda: batched_rate(1024, max(total_steps // 1024, 20), threads))[:2])
+        row(f"`KlondikeBatch.step` N=1024, `num_threads={threads}` (CPU s of all threads)",
+            *best_of(runs, lambda: batch_rate(1024, max(total_steps // 1024, 20), threads)))
+    breakdown = step_cost_breakdown(1024, 200 if quick else 2_000)
+    load_after = os.getloadavg()[0]
+    return ("\n".join(rows) + f"\n\nOpenSpiel reference: {label}. Load average (1 min) {load_before:.1f} before, "
+            f"{load_after:.1f} after: with other jobs on the cores the CPU-second columns are the fair ones, and "
+            f"threads only pay off on idle cores.\n\nWhere a one-thread batched step's CPU time goes (N=1024, "
+            f"mean over {200 if quick else 2_000} steps; parts timed separately, so they need not add up exactly):"
+            "\n\n| part | µs per step of 1,024 games |\n| --- | ---: |\n"
+            + "\n".join(f"| {name} | {micros:,.0f} |" for name, micros in breakdown)
+            + "\n\nEpisode lengths (what `max_episode_steps` is chosen from):\n\n" + episode_length_table(quick))
