@@ -34,7 +34,7 @@ def greedy_games(tmp_path_factory):
 def test_demonstrations_replay_the_recorded_games(greedy_games):
     csv_path, summary = greedy_games
     config = tiny_config("env.max_episode_steps=1000", "env.no_progress_steps=null")
-    demos = load_demonstrations([csv_path], config["env"], gamma=0.9)
+    demos = load_demonstrations([str(Path(csv_path).parent / "*.csv")], config["env"], gamma=0.9)
     assert demos.games == summary["games"] and demos.wins == summary["wins"]
     assert demos.observations.shape == (len(demos), 745)
     # every recorded action is legal where it was played, and returns are discounted sums
@@ -73,6 +73,8 @@ def test_evaluation_deals_are_refused(tmp_path):
     path, _ = evaluate("greedy", "999-1000", out_dir=tmp_path, progress=False)
     with pytest.raises(DemonstrationError, match="deal 999, which is in an evaluation set"):
         load_demonstrations([str(path.with_suffix(".csv"))], tiny_config()["env"], gamma=0.99)
+    with pytest.raises(DemonstrationError, match="no file matches"):
+        load_demonstrations([str(tmp_path / "nothing-*.csv")], tiny_config()["env"], gamma=0.99)
     with pytest.raises(DemonstrationError, match="no results CSV"):
         load_demonstrations([str(tmp_path / "missing.csv")], tiny_config()["env"], gamma=0.99)
 

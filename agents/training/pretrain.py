@@ -19,6 +19,7 @@ Demonstrations must come from deals outside the evaluation sets (``configs/seeds
 
 from __future__ import annotations
 
+import glob
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +50,23 @@ class Demonstrations:
         return int(self.actions.shape[0])
 
 
+def expand_paths(patterns: list[str]) -> list[str]:
+    """Each entry as a file path, or the sorted files a glob pattern (``*``, ``?``, ``[``) matches."""
+    paths = []
+    for pattern in patterns:
+        if any(char in pattern for char in "*?["):
+            matched = sorted(glob.glob(pattern))
+            if not matched:
+                raise DemonstrationError(f"pretrain.demonstrations: no file matches {pattern!r}")
+            paths.extend(matched)
+        else:
+            paths.append(pattern)
+    return paths
+
+
 def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: float) -> Demonstrations:
-    """Replay every game of the results CSVs in ``paths`` in a KlondikeEnv built from ``env_kwargs``."""
+    """Replay every game of the results CSVs in ``paths`` (files or glob patterns) in a KlondikeEnv
+    built from ``env_kwargs``."""
     from klondike_env.env import KlondikeEnv
 
     forbidden: set[int] = set()
@@ -59,7 +75,7 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
     env = KlondikeEnv(**{k: v for k, v in env_kwargs.items() if k != "deals"})
     observations, masks, actions, returns, game_index = [], [], [], [], []
     games = wins = 0
-    for path in paths:
+    for path in expand_paths(paths):
         try:
             recorded = read_games(path)
         except (OSError, ValueError) as error:
