@@ -23,7 +23,8 @@ from klondike_env.vector import STAT_FOUNDATION, STAT_MOVES, STAT_PASSES, Klondi
 class KlondikeVecEnv(VecEnv):
     """N Klondike games for SB3, stepped by one compiled call.
 
-    Keyword arguments are those of :class:`~klondike_env.env.KlondikeEnv`. Same-step
+    Keyword arguments are those of :class:`~klondike_env.env.KlondikeEnv`, plus
+    ``num_threads`` (:class:`~klondike_env.vector.KlondikeBatch`). Same-step
     autoreset as SB3 expects: when game ``i`` ends, ``dones[i]`` is true, the returned
     observation is the new game's, and ``infos[i]`` carries ``terminal_observation``,
     ``TimeLimit.truncated``, ``is_success`` (won) and the finished game's ``deal``,

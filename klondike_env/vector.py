@@ -88,8 +88,10 @@ def step_batch_parallel(states, rules, actions, int_params, float_params, counte
                         deal_list, deal_cursor, streams, deals, rewards, flags, final_observations, final_stats):
     """:func:`step_batch` with the games shared among numba's threads: the same results.
 
-    The next deals are drawn in a serial pass, in row order as :func:`step_batch` draws
-    them, so a ``deals=[...]`` list cycles the same way whatever the thread count.
+    One parallel sweep steps and observes every game (each thread wakes once per step);
+    the few games that ended are then re-dealt serially in row order, as
+    :func:`step_batch` deals them, so a ``deals=[...]`` list cycles the same way
+    whatever the thread count.
     """
     mode = int_params[I_MODE]
     num_games = states.shape[0]
@@ -103,15 +105,14 @@ def step_batch_parallel(states, rules, actions, int_params, float_params, counte
             final_stats[row, STAT_FOUNDATION] = core.foundation_total(state)
             final_stats[row, STAT_MOVES] = state[core.MOVES]
             final_stats[row, STAT_PASSES] = state[core.RECYCLES] + 1
+        else:
+            encode(state, rules, mode, observations[row])
     for row in range(num_games):
         if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
             deals[row] = _next_deal(row, deal_list, deal_cursor, streams)
-    for row in prange(num_games):
-        state = states[row]
-        if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
-            core.init_state_from_deal(deals[row], state)
-            begin_game(state, rules, counters[row], masks[row])
-        encode(state, rules, mode, observations[row])
+            core.init_state_from_deal(deals[row], states[row])
+            begin_game(states[row], rules, counters[row], masks[row])
+            encode(states[row], rules, mode, observations[row])
 
 
 @njit(cache=True)
@@ -244,7 +245,8 @@ class KlondikeVectorEnv(VectorEnv):
     masks (``[N, 87]`` int8), also returned by :meth:`action_masks`; ``infos["won"][i]``
     is true when env ``i``'s episode ended in a win this step; ``deal``, ``foundation``,
     ``moves`` and ``passes`` describe the game now on the table.
-    ``reset(options={"deals": [...]})`` deals the given N deal numbers.
+    ``reset(options={"deals": [...]})`` deals the given N deal numbers. Keyword arguments:
+    those of :class:`~klondike_env.env.KlondikeEnv` and ``num_threads`` (:class:`KlondikeBatch`).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
