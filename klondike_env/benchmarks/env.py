@@ -55,14 +55,13 @@ def random_legal_actions(masks, uniforms, actions):
         mask = masks[row]
         count = 0
         for action in range(mask.shape[0]):  # a loop, not (mask != 0).sum(): no temporary array per row
-            count += mask[action] != 0
-        pick = int(uniforms[row] * count)
+            count += mask[action]  # masks hold 0 or 1
+        remaining = int(uniforms[row] * count)
         for action in range(mask.shape[0]):
-            if mask[action]:
-                if pick == 0:
-                    actions[row] = action
-                    break
-                pick -= 1
+            remaining -= mask[action]
+            if remaining < 0:
+                actions[row] = action
+                break
 
 
 def best_of(runs: int, measure):
