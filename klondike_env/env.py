@@ -75,12 +75,6 @@ def step_game(state, rules, action, int_params, float_params, counters, mask, ob
     return reward, flags
 
 
-@njit(cache=True, inline="always")
-def action_allowed(action, mask):
-    """Is ``action`` an id that ``mask`` (the position's legal mask) marks legal?"""
-    return 0 <= action < core.NUM_ACTIONS and mask[action] != 0
-
-
 @njit(cache=True)
 def play_step(state, rules, action, int_params, float_params, counters, mask):
     """:func:`step_game` without the observation: apply, reward, episode end, new mask.
@@ -91,7 +85,7 @@ def play_step(state, rules, action, int_params, float_params, counters, mask):
     counters[C_STEPS] += 1
     counters[C_SINCE_PROGRESS] += 1
     flags = 0
-    if not action_allowed(action, mask):
+    if action < 0 or action >= core.NUM_ACTIONS or mask[action] == 0:
         reward = float_params[F_ILLEGAL]
         flags |= OUT_ILLEGAL
     else:
