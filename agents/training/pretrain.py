@@ -19,6 +19,7 @@ Demonstrations must come from deals outside the evaluation sets (``configs/seeds
 
 from __future__ import annotations
 
+import copy
 import glob
 from dataclasses import dataclass
 from typing import Any
@@ -120,7 +121,8 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
     """Fit ``model.policy`` (a MaskablePPO policy) to the demonstrations; return the last epoch's metrics.
 
     A fraction ``holdout`` of the games (not of the steps: steps of one game are alike) is kept
-    out of training to report how well the imitation generalises.
+    out of training to report how well the imitation generalises; the weights of the epoch with
+    the best held-out accuracy are kept (with ``holdout=0``, those of the last epoch).
     """
     policy = model.policy
     device = policy.device
@@ -156,6 +158,7 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
                 hits += int((chosen == tensors[2][part]).sum())
         return hits / len(index)
 
+    best_accuracy, best_weights, best_metrics = -1.0, None, {}
     policy.set_training_mode(True)
     for epoch in range(1, epochs + 1):
         order = rng.permutation(train_idx)
@@ -178,6 +181,10 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
             "holdout_accuracy": accuracy(held_idx),
         }
         policy.set_training_mode(True)
+        if len(held_idx) and metrics["holdout_accuracy"] > best_accuracy:
+            # early stopping: keep the epoch that imitates unseen games best (more epochs overfit)
+            best_accuracy, best_metrics = metrics["holdout_accuracy"], dict(metrics)
+            best_weights = copy.deepcopy(policy.state_dict())
         if logger is not None:
             for key, value in metrics.items():
                 if key != "epoch":
@@ -188,6 +195,11 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
                   f"value loss {metrics['value_loss']:.3f}, accuracy {metrics['train_accuracy']:.1%} "
                   f"(held-out games {metrics['holdout_accuracy']:.1%})", flush=True)
     policy.set_training_mode(False)
+    if best_weights is not None:
+        policy.load_state_dict(best_weights)
+        if verbose and best_metrics["epoch"] != epochs:
+            print(f"[pretrain] kept epoch {best_metrics['epoch']} (best held-out accuracy)", flush=True)
+        return best_metrics
     return metrics
 
 
