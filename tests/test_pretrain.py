@@ -67,6 +67,9 @@ def test_training_run_with_pretraining(greedy_games, tmp_path):
     summary = json.loads((run_dir / "pretrain.json").read_text())
     assert summary["games"] == 12 and summary["epoch"] in (1, 2)
     assert (run_dir / "model.zip").is_file()
+    # the cloned policy is scored before PPO changes it (step 0), then every eval_freq steps
+    steps = [int(line.split(",")[0]) for line in (run_dir / "evaluations.csv").read_text().splitlines()[1:]]
+    assert steps[0] == 0 and steps[1:] == sorted(set(steps[1:])) and len(steps) >= 2
 
 
 def test_evaluation_deals_are_refused(tmp_path):

@@ -174,8 +174,9 @@ class ValidationCallback(BaseCallback):
     """
 
     def __init__(self, deals, env_kwargs: dict[str, Any], eval_freq: int, run_dir: Path,
-                 deterministic: bool = True, verbose: int = 1):
+                 deterministic: bool = True, verbose: int = 1, evaluate_first: bool = False):
         super().__init__(verbose)
+        self.evaluate_first = evaluate_first  # also evaluate at step 0 (a pretrained policy)
         self.deterministic = deterministic
         self.deals = list(deals)
         self.env_kwargs = dict(env_kwargs)
@@ -188,7 +189,8 @@ class ValidationCallback(BaseCallback):
         self.last_eval_step = max(self.last_eval_step, 0)
 
     def _on_rollout_start(self) -> None:
-        if self.eval_freq and self.num_timesteps - self.last_eval_step >= self.eval_freq:
+        due = self.num_timesteps - self.last_eval_step >= self.eval_freq
+        if self.eval_freq and (due or (self.evaluate_first and self.num_timesteps == 0)):
             self.evaluate()
 
     def _on_step(self) -> bool:

@@ -152,6 +152,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         validation = ValidationCallback(
             _validation_deals(config, train_config["eval_deals"]), _eval_env_kwargs(config),
             train_config["eval_freq"], run_dir, deterministic=train_config["eval_deterministic"], verbose=verbose,
+            evaluate_first=bool(config["pretrain"]["demonstrations"]),  # score the cloned policy before PPO
         )
         callbacks.append(validation)
     stateful = {"stats": stats}
