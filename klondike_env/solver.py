@@ -78,9 +78,9 @@ chooses which moves to try and in what order.
   positions, depth-first searches from the root in a shuffled move order (each move's score
   gets a pseudo-random amount drawn from the position's key and the probe's seed, so runs are
   reproducible) take turns with it, on a table of their own, each with a node budget along the
-  Luby sequence, and together never more nodes than the complete search has used. Search
-  costs are heavy-tailed: a winnable deal whose win the fixed order puts behind a huge lost
-  subtree is often won quickly in another order. Soundness: a probe is the same search in a
+  Luby sequence, and together at most ``PROBE_SHARE`` times the nodes the complete search has
+  used. Search costs are heavy-tailed: a winnable deal whose win the fixed order puts behind a
+  huge lost subtree is often won quickly in another order. Soundness: a probe is the same search in a
   different order, so a win it finds is a legal line (replayed like any other), and a probe
   that exhausts its search has visited every reachable position and proves the position lost
   exactly as the complete search would; a probe stopped by its budget proves nothing and is
@@ -723,6 +723,7 @@ def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules]:
 PROBE_AFTER = 50_000
 PROBE_UNIT = 8_000
 PROBE_SPREADS = (300, 2000, 120)
+PROBE_SHARE = 1.0  # the probes' nodes, all together, per node of the complete search
 PROBE_MAX_LUBY = 128  # no probe expands more than PROBE_UNIT * 128 positions
 
 
@@ -832,7 +833,7 @@ def solve(
             break
         step = chunk if node_limit is None else min(chunk, node_limit - used)
         chunk = min(chunk * 2, 1 << 18)
-        if complete.nodes < PROBE_AFTER or used - complete.nodes >= complete.nodes or memory_limit_mb < 1:
+        if complete.nodes < PROBE_AFTER or used - complete.nodes >= PROBE_SHARE * complete.nodes or memory_limit_mb < 1:
             complete.run(step)
             if complete.result == _FULL:
                 stopped_by = "memory"
@@ -840,7 +841,7 @@ def solve(
             if complete.result != _RUNNING:
                 decider = complete
             continue
-        # the probes' turn: together they get as many nodes as the complete search
+        # the probes' turn: together they get PROBE_SHARE times the complete search's nodes
         if probe is None:
             probes_started += 1
             probe_capacity = _probe_capacity(memory_limit_mb)

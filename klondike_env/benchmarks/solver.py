@@ -84,6 +84,7 @@ def run(quick: bool = False) -> str:
              f"{ours['nodes'] / sum(ours['seconds']):,.0f} nodes/s ({ours['nodes'] / ours['cpu']:,.0f} per CPU s); table peak {ours['table_mb']:.0f} MB, "
              f"process peak RSS {rss_mb:.0f} MB; solutions failing replay: {ours['bad']}"),
     ]
+    undecided = [deal for deal in deals if ours["verdicts"][deal] == "UNKNOWN"]
     others = {}
     for method in ("solve_fast", "solve_minimal"):
         other = _pyksolve(deals, method, config["pyksolve_closed"])
@@ -101,6 +102,7 @@ def run(quick: bool = False) -> str:
         for method, other in others.items() for deal in deals
         if {ours["verdicts"][deal], other["verdicts"][deal]} == {"SOLVED", "UNSOLVABLE"}
     ]
+    lines += ["", f"Deals ours left UNKNOWN: {', '.join(map(str, undecided)) or 'none'}"]
     if others:
         lines += ["", f"Verdicts in conflict (SOLVED vs UNSOLVABLE): {len(disagreements)}"]
         if disagreements:
