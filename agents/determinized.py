@@ -38,7 +38,7 @@ from klondike_env.solver import SolveStatus, solve
 class DeterminizedAgent(Agent):
     name = "determinized"
     OPTIONS = {
-        "samples": (int, 10, "worlds sampled per decision"),
+        "samples": (int, 20, "worlds sampled per decision"),
         "nodes": (int, 10000, "solver positions per world (deterministic budget)"),
         "budget": (float, 0.0, "solver seconds per world, 0 for none (timing-dependent when set)"),
         "keep": (int, 5, "re-sample when fewer winning plans than this survive (0: every decision)"),
