@@ -505,16 +505,8 @@ def _shuffle_moves(moves, scores, count, key, seed, spread):
         noise *= np.uint64(0xBF58476D1CE4E5B9)
         noise ^= noise >> np.uint64(32)
         scores[i] += np.int32(noise % np.uint64(spread))
-    for i in range(1, count):
-        move = moves[i]
-        score = scores[i]
-        j = i
-        while j > 0 and scores[j - 1] < score:
-            moves[j] = moves[j - 1]
-            scores[j] = scores[j - 1]
-            j -= 1
-        moves[j] = move
-        scores[j] = score
+    for i in range(1, count):  # insertion sort: re-insert each move among the ones before it
+        _add_move(moves, scores, i, moves[i], scores[i])
 
 
 @njit(cache=True)

@@ -44,6 +44,23 @@ def _next_deal(row, deal_list, deal_cursor, streams):
     return deal
 
 
+@njit(cache=True, inline="always")
+def save_final(state, rules, mode, final_observation, final_stat):
+    """What a finished game ends with: its last observation and stats (before it is re-dealt)."""
+    encode(state, rules, mode, final_observation)
+    final_stat[STAT_FOUNDATION] = core.foundation_total(state)
+    final_stat[STAT_MOVES] = state[core.MOVES]
+    final_stat[STAT_PASSES] = state[core.RECYCLES] + 1
+
+
+@njit(cache=True, inline="always")
+def redeal(row, states, rules, counters, masks, deal_list, deal_cursor, streams, deals):
+    """Deal game ``row`` its next deal (from ``deal_list`` in turn, else its own stream)."""
+    deals[row] = _next_deal(row, deal_list, deal_cursor, streams)
+    core.init_state_from_deal(deals[row], states[row])
+    begin_game(states[row], rules, counters[row], masks[row])
+
+
 @njit(cache=True)
 def reset_batch(states, rules, int_params, counters, masks, observations, deals):
     """Deal ``deals[i]`` into row ``i`` of every array."""
@@ -73,13 +90,8 @@ def step_batch(states, rules, actions, int_params, float_params, counters, masks
         rewards[row] = reward
         flags[row] = outcome
         if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
-            encode(state, rules, mode, final_observations[row])
-            final_stats[row, STAT_FOUNDATION] = core.foundation_total(state)
-            final_stats[row, STAT_MOVES] = state[core.MOVES]
-            final_stats[row, STAT_PASSES] = state[core.RECYCLES] + 1
-            deals[row] = _next_deal(row, deal_list, deal_cursor, streams)
-            core.init_state_from_deal(deals[row], state)
-            begin_game(state, rules, counters[row], masks[row])
+            save_final(state, rules, mode, final_observations[row], final_stats[row])
+            redeal(row, states, rules, counters, masks, deal_list, deal_cursor, streams, deals)
     encode_batch(states, rules, mode, observations)
 
 
@@ -101,17 +113,12 @@ def step_batch_parallel(states, rules, actions, int_params, float_params, counte
         rewards[row] = reward
         flags[row] = outcome
         if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
-            encode(state, rules, mode, final_observations[row])
-            final_stats[row, STAT_FOUNDATION] = core.foundation_total(state)
-            final_stats[row, STAT_MOVES] = state[core.MOVES]
-            final_stats[row, STAT_PASSES] = state[core.RECYCLES] + 1
+            save_final(state, rules, mode, final_observations[row], final_stats[row])
         else:
             encode(state, rules, mode, observations[row])
     for row in range(num_games):
         if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
-            deals[row] = _next_deal(row, deal_list, deal_cursor, streams)
-            core.init_state_from_deal(deals[row], states[row])
-            begin_game(states[row], rules, counters[row], masks[row])
+            redeal(row, states, rules, counters, masks, deal_list, deal_cursor, streams, deals)
             encode(states[row], rules, mode, observations[row])
 
 

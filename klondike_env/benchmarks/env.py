@@ -14,8 +14,8 @@ import numpy as np
 from numba import njit
 
 from klondike_env import Rules, core
-from klondike_env.env import C_STEPS, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, KlondikeEnv, begin_game, play_step
-from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv, _next_deal
+from klondike_env.env import C_STEPS, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, KlondikeEnv, play_step
+from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv, redeal
 
 QUOTED_OPENSPIEL_RATE = 36_000  # steps/s, as quoted in issue 3 (not measured here)
 
@@ -156,9 +156,7 @@ def rules_sweep(states, rules, actions, int_params, float_params, counters, mask
         rewards[row] = reward
         flags[row] = outcome
         if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
-            deals[row] = _next_deal(row, deal_list, deal_cursor, streams)
-            core.init_state_from_deal(deals[row], state)
-            begin_game(state, rules, counters[row], masks[row])
+            redeal(row, states, rules, counters, masks, deal_list, deal_cursor, streams, deals)
 
 
 @njit(cache=True)
