@@ -144,7 +144,7 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
         values, log_prob, _ = policy.evaluate_actions(obs, action, action_masks=mask)
         policy_loss = -log_prob.mean()
         value_loss = torch.nn.functional.mse_loss(values.flatten(), target)
-        return policy_loss, value_loss, log_prob
+        return policy_loss, value_loss
 
     def accuracy(index) -> float:
         if len(index) == 0:
@@ -165,7 +165,7 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
         totals = np.zeros(2)
         for start in range(0, len(order), batch_size):
             index = torch.as_tensor(order[start:start + batch_size], device=device)
-            policy_loss, value_loss, _ = batch_loss(index)
+            policy_loss, value_loss = batch_loss(index)
             loss = policy_loss + value_coef * value_loss
             optimizer.zero_grad()
             loss.backward()
