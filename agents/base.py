@@ -17,6 +17,7 @@ import numpy as np
 
 from klondike_env import core
 from klondike_env.game import Game, action_name
+from klondike_env.observation import reveals_hidden_cards
 from klondike_env.rules import Rules
 
 #: A card the player has not seen, in :attr:`PlayerView.stock`.
@@ -170,10 +171,13 @@ class PlayerView:
     def observe(self, mode: str = "information") -> np.ndarray:
         """The environment's observation of this position (``klondike_env.observation.observe``).
 
-        Mode ``"full"`` shows the hidden cards, so a view refuses it.
+        Modes ``"full"`` and ``"full+actions"`` show the hidden cards, so a view refuses them.
         """
-        if mode == "full":
-            raise ValueError("observation mode 'full' shows hidden cards; a player view allows 'information' and 'visible'")
+        if reveals_hidden_cards(mode):
+            raise ValueError(
+                f"observation mode {mode!r} shows hidden cards; a player view allows 'information' and 'visible'"
+                " (each optionally with '+actions')"
+            )
         return self._observe(mode)
 
     def action_name(self, action: int) -> str:

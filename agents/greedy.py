@@ -28,17 +28,8 @@ SKIP = -1  # never play
 
 
 def is_safe_to_foundation(card: int, foundations: tuple[int, ...]) -> bool:
-    """No card that could be built on ``card`` in the tableau is still out.
-
-    Aces and twos are always safe; otherwise both opposite-colour suits must have
-    their card one rank lower already home.
-    """
-    rank = int(core.card_rank(card))
-    if rank <= 2:
-        return True
-    red = bool(core.card_is_red(card))
-    opposite = (0, 3) if red else (1, 2)
-    return all(foundations[suit] >= rank - 1 for suit in opposite)
+    """No card that could be built on ``card`` in the tableau is still out (:func:`core.is_safe_to_foundation`)."""
+    return bool(core.is_safe_to_foundation(card, foundations))
 
 
 def _king_waiting(view: PlayerView) -> bool:

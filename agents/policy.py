@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, AgentOptionError, DealInfo, PlayerView
+from klondike_env.observation import reveals_hidden_cards
 
 RULE_KEYS = ("draw_count", "max_passes", "empty_column", "foundation_to_tableau")
 
@@ -52,9 +53,9 @@ class PolicyAgent(Agent):
         self.config_path = config_path
         self.trained_rules = {key: env[key] for key in RULE_KEYS if key in env}
         self.mode = self.observation or env.get("observation", "information")
-        if self.mode == "full":
+        if reveals_hidden_cards(self.mode):
             raise AgentOptionError(
-                "this model reads 'full' observations, which show the hidden cards: it cannot be scored as a player"
+                f"this model reads {self.mode!r} observations, which show the hidden cards: it cannot be scored as a player"
             )
         self.model = _load_model(self.algo, model_path)
         self._warned = False

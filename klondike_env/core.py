@@ -187,6 +187,22 @@ def fits_foundation(state, card):
     return state[FOUNDATION + card // NUM_RANKS] == card % NUM_RANKS
 
 
+@njit(cache=True)
+def is_safe_to_foundation(card, foundations):
+    """No card that could be built on ``card`` in the tableau is still out.
+
+    ``foundations`` holds the four foundation heights in suit order. Aces and twos are
+    always safe; otherwise both opposite-colour suits must have their card one rank
+    lower already home.
+    """
+    rank = card % NUM_RANKS + 1
+    if rank <= 2:
+        return True
+    if card_is_red(card):
+        return foundations[0] >= rank - 1 and foundations[3] >= rank - 1
+    return foundations[1] >= rank - 1 and foundations[2] >= rank - 1
+
+
 # Card sets as 52-bit masks (bit ``c`` for card ``c``) make "does any card of this
 # run fit that column?" a single AND, which keeps legal-move generation cheap.
 ALL_CARDS = (1 << NUM_CARDS) - 1

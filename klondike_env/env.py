@@ -12,7 +12,7 @@ from numba import njit
 
 from klondike_env import core
 from klondike_env.game import Game, IllegalActionError, action_name
-from klondike_env.observation import encode, mode_id, observation_space
+from klondike_env.observation import encode, mode_id, observation_space, reveals_hidden_cards
 from klondike_env.rules import Rules
 
 REWARDS = ("progress", "win", "standard", "vegas")
@@ -284,7 +284,7 @@ class KlondikeEnv(gym.Env):
         self.rules = config.rules
         self.render_mode = config.render_mode
         self.observation_mode = config.observation
-        self.reveals_hidden_cards = config.observation == "full"
+        self.reveals_hidden_cards = reveals_hidden_cards(config.observation)
         self.action_space = spaces.Discrete(core.NUM_ACTIONS)
         self.observation_space = config.observation_space
         self.game = Game.new(0, self.rules)

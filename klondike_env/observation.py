@@ -56,11 +56,16 @@ from numba import njit
 
 from klondike_env import core
 
-OBSERVATION_MODES = ("information", "visible", "full")
+BASE_MODES = ("information", "visible", "full")
+ACTIONS_SUFFIX = "+actions"  # e.g. "information+actions": per-action features appended
+OBSERVATION_MODES = BASE_MODES + tuple(mode + ACTIONS_SUFFIX for mode in BASE_MODES)
 MODE_VISIBLE = 0
 MODE_INFORMATION = 1
 MODE_FULL = 2
+MODE_BASE_BITS = 3  # mode id & 3 is the base mode
+WITH_ACTIONS = 4  # mode id bit: per-action features follow the planes
 _MODE_IDS = {"visible": MODE_VISIBLE, "information": MODE_INFORMATION, "full": MODE_FULL}
+_MODE_IDS.update({mode + ACTIONS_SUFFIX: _MODE_IDS[mode] | WITH_ACTIONS for mode in BASE_MODES})
 
 # scalar slots
 S_FACE_DOWN = 0
@@ -85,7 +90,19 @@ P_TALON_ORDER = 12
 P_REACHABLE_TOP = 13
 P_COLUMN_DOWN = 14
 P_DEPTH = 21
-PLANES_BY_MODE = (9, 14, 22)  # indexed by mode id
+PLANES_BY_MODE = (9, 14, 22)  # indexed by base mode id
+
+# per-action features (modes "...+actions"): obs[A + ACTION_FEATURES * a + f] for action a,
+# where A = observation_size(base mode); all zero for an illegal action
+F_LEGAL = 0  # the action is legal
+F_TO_FOUNDATION = 1  # a card goes onto a foundation
+F_FLIPS = 2  # a face-down card turns up (which one is not known)
+F_EMPTIES = 3  # the source column is left empty
+F_TO_EMPTY = 4  # the cards land on an empty column
+F_UNCOVERS_HOME = 5  # the card left on top of the source column fits its foundation
+F_CARDS = 6  # cards moved / 13
+F_SAFE_HOME = 7  # a card goes home that no tableau card could still want (core.is_safe_to_foundation)
+ACTION_FEATURES = 8
 
 
 class ObservationModeError(ValueError):
@@ -103,7 +120,25 @@ def mode_id(mode: str) -> int:
 
 def observation_size(mode: str = "information") -> int:
     """Length of the observation vector in ``mode``."""
-    return NUM_SCALARS + core.NUM_CARDS * PLANES_BY_MODE[mode_id(mode)]
+    return _size(mode_id(mode))
+
+
+def reveals_hidden_cards(mode: str) -> bool:
+    """Whether ``mode`` shows where hidden cards lie (``"full"`` and ``"full+actions"``)."""
+    return mode_id(mode) & MODE_BASE_BITS == MODE_FULL
+
+
+@njit(cache=True, inline="always")
+def _planes_size(mode):
+    return NUM_SCALARS + core.NUM_CARDS * PLANES_BY_MODE[mode & MODE_BASE_BITS]
+
+
+@njit(cache=True)
+def _size(mode):
+    size = _planes_size(mode)
+    if mode & WITH_ACTIONS:
+        size += core.NUM_ACTIONS * ACTION_FEATURES
+    return size
 
 
 def observation_space(mode: str = "information") -> spaces.Box:
@@ -211,14 +246,71 @@ def _write_talon(state, rules, mode, obs):
 
 
 @njit(cache=True)
+def _write_action_features(state, rules, obs, offset):
+    """What each legal action visibly does (the ``F_*`` slots), from ``offset`` on.
+
+    Only face-up cards, counts and foundations are read, as a player sees them, so
+    the features hide what the planes hide. They spell out what an MLP would otherwise
+    have to learn to read off the card planes: which moves turn a card up, go home, etc.
+    """
+    mask = np.zeros(core.NUM_ACTIONS, np.int8)
+    core.legal_mask(state, rules, mask)
+    for action in range(core.NUM_ACTIONS):
+        if mask[action] == 0:
+            continue
+        base = offset + ACTION_FEATURES * action
+        obs[base + F_LEGAL] = 1.0
+        if action <= core.RECYCLE:
+            continue
+        source, dest, start = -1, -1, -1  # source/dest columns, depth of the moving head
+        card = -1
+        if action == core.WASTE_TO_FOUNDATION:
+            card = core.waste_top(state)
+        elif action < core.COLUMN_TO_FOUNDATION:
+            card, dest = core.waste_top(state), action - core.WASTE_TO_COLUMN
+        elif action < core.COLUMN_TO_COLUMN:
+            source = action - core.COLUMN_TO_FOUNDATION
+            start = state[core.COLUMN_LENGTH + source] - 1
+        elif action < core.FOUNDATION_TO_COLUMN:
+            offset_in_block = action - core.COLUMN_TO_COLUMN
+            source = offset_in_block // 6
+            dest = core.column_action_dest(source, offset_in_block % 6)
+            start = core.run_start(state, rules, source, dest)
+        else:
+            suit = (action - core.FOUNDATION_TO_COLUMN) // core.NUM_COLUMNS
+            dest = (action - core.FOUNDATION_TO_COLUMN) % core.NUM_COLUMNS
+            card = core.NUM_RANKS * suit + state[core.FOUNDATION + suit] - 1
+        if source >= 0:
+            card = core.column_card(state, source, start)
+            down = state[core.COLUMN_DOWN + source]
+            obs[base + F_CARDS] = (state[core.COLUMN_LENGTH + source] - start) / 13.0
+            if start == 0:
+                obs[base + F_EMPTIES] = 1.0
+            elif start == down:
+                obs[base + F_FLIPS] = 1.0
+            elif core.fits_foundation(state, core.column_card(state, source, start - 1)):
+                obs[base + F_UNCOVERS_HOME] = 1.0
+        else:
+            obs[base + F_CARDS] = 1.0 / 13.0
+        if dest < 0:  # onto a foundation
+            obs[base + F_TO_FOUNDATION] = 1.0
+            if core.is_safe_to_foundation(card, state[core.FOUNDATION : core.FOUNDATION + core.NUM_SUITS]):
+                obs[base + F_SAFE_HOME] = 1.0
+        elif state[core.COLUMN_LENGTH + dest] == 0:
+            obs[base + F_TO_EMPTY] = 1.0
+
+
+@njit(cache=True)
 def encode(state, rules, mode, obs):
     """Write the observation of ``state`` in mode ``mode`` (an int) into ``obs``."""
-    obs[: NUM_SCALARS + core.NUM_CARDS * PLANES_BY_MODE[mode]] = 0.0
+    obs[: _size(mode)] = 0.0
     _write_scalars(state, rules, obs)
     for col in range(core.NUM_COLUMNS):
-        _write_column(state, mode, col, obs)
+        _write_column(state, mode & MODE_BASE_BITS, col, obs)
     _write_foundations(state, obs)
-    _write_talon(state, rules, mode, obs)
+    _write_talon(state, rules, mode & MODE_BASE_BITS, obs)
+    if mode & WITH_ACTIONS:
+        _write_action_features(state, rules, obs, _planes_size(mode))
 
 
 @njit(cache=True)

@@ -19,6 +19,8 @@ def plane(obs: np.ndarray, index: int) -> np.ndarray:
 
 def test_sizes_and_spaces():
     assert [observation_size(m) for m in ("visible", "information", "full")] == [485, 745, 1161]
+    for mode in ("visible", "information", "full"):
+        assert observation_size(mode + "+actions") == observation_size(mode) + 87 * ob.ACTION_FEATURES
     for mode in OBSERVATION_MODES:
         space = observation_space(mode)
         assert space.shape == (observation_size(mode),) and space.dtype == np.float32
@@ -122,7 +124,7 @@ def replay(game: Game, actions, modes) -> list[dict]:
 def test_leak_hidden_cards_never_change_information_or_visible(rules):
     """Hundreds of deals x depths: permuting the hidden cards leaves every observation equal."""
     rng = np.random.default_rng(2024)
-    modes = ("information", "visible", "full")
+    modes = ("full", "information", "visible", "information+actions", "visible+actions")
     checked = full_differs = 0
     for deal in range(60):
         depth = int(rng.choice([0, 1, 5, 20, 60, 150]))
@@ -134,7 +136,7 @@ def test_leak_hidden_cards_never_change_information_or_visible(rules):
         truth = replay(Game.from_deck(list(game.deck), rules), actions, modes)
         other = replay(world, actions, modes)
         for step, (mine, theirs) in enumerate(zip(truth, other)):
-            for mode in ("information", "visible"):
+            for mode in modes[1:]:
                 assert np.array_equal(mine[mode], theirs[mode]), f"deal {1000 + deal} step {step}: {mode} leaks"
             assert np.array_equal(mine["mask"], theirs["mask"])
         full_differs += not np.array_equal(truth[-1]["full"], other[-1]["full"])
@@ -227,3 +229,40 @@ def test_scalars_are_the_documented_fractions(any_rules):
                          float(recycles == 0), float(core.recycle_allowed(state, game._rules_array)),
                          min(recycles, 10) / 10.0]
             assert np.array_equal(obs[: ob.NUM_SCALARS], np.array(expected, np.float32))
+
+
+def test_action_features_say_what_each_move_does():
+    """The ``+actions`` block against :meth:`PlayerView.effect` and the greedy agent's safety rule."""
+    from agents.base import PlayerView
+    from agents.greedy import is_safe_to_foundation
+
+    rng = np.random.default_rng(13)
+    start = observation_size("information")
+    seen = {ob.F_FLIPS: 0, ob.F_EMPTIES: 0, ob.F_TO_EMPTY: 0, ob.F_UNCOVERS_HOME: 0, ob.F_SAFE_HOME: 0}
+    for deal in range(40):
+        game = Game.new(deal)
+        for _ in random_playout(game, rng, int(rng.integers(0, 150))):
+            pass
+        features = observe(game, "information+actions")[start:].reshape(core.NUM_ACTIONS, ob.ACTION_FEATURES)
+        assert np.array_equal(features[:, ob.F_LEGAL], game.action_mask().astype(np.float32))
+        assert not features[game.action_mask() == 0].any()
+        view = PlayerView(game)
+        for action in game.legal_actions():
+            effect, row = view.effect(action), features[action]
+            if action <= core.RECYCLE:
+                assert row[1:].sum() == 0
+                continue
+            assert row[ob.F_TO_FOUNDATION] == effect.to_foundation
+            assert row[ob.F_FLIPS] == effect.flips
+            assert row[ob.F_EMPTIES] == effect.empties
+            assert row[ob.F_CARDS] == np.float32(len(effect.cards) / 13)
+            assert row[ob.F_TO_EMPTY] == (effect.dest_column >= 0 and view.tableau[effect.dest_column].top < 0)
+            safe = effect.to_foundation and is_safe_to_foundation(effect.cards[0], view.foundations)
+            assert row[ob.F_SAFE_HOME] == safe
+            source = view.tableau[effect.source_column] if effect.source_column >= 0 else None
+            uncovers = (source is not None and len(effect.cards) < len(source.face_up)
+                        and view.fits_foundation(source.face_up[-len(effect.cards) - 1]))
+            assert row[ob.F_UNCOVERS_HOME] == uncovers
+            for slot in seen:
+                seen[slot] += int(row[slot])
+    assert all(count > 0 for count in seen.values()), seen  # every feature was exercised

@@ -120,6 +120,7 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     from agents.policy import RULE_KEYS, find_run_config
     from agents.training.config import ConfigError
     from klondike_env import Rules
+    from klondike_env.observation import reveals_hidden_cards
 
     model_path = Path(model_path)
     if not model_path.is_file():
@@ -127,8 +128,8 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     config_path = find_run_config(model_path)
     env = (yaml.safe_load(config_path.read_text()) or {}).get("env", {}) if config_path else {}
     observation = env.get("observation", "information")
-    if observation == "full":
-        raise ConfigError(f"{model_path} reads 'full' observations, which show hidden cards: not a player")
+    if reveals_hidden_cards(observation):
+        raise ConfigError(f"{model_path} reads {observation!r} observations, which show hidden cards: not a player")
     rules = Rules(**{key: env[key] for key in RULE_KEYS if key in env})
     seeds_name, deals = load_seed_set(seeds)
     env_kwargs = {**asdict(rules), "observation": observation, "max_episode_steps": max_moves,
