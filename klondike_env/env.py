@@ -229,7 +229,8 @@ class KlondikeEnv(gym.Env):
 
     ## Observation Space
     ``Box(0, 1, (n,), float32)`` with ``n`` 745 (``"information"``, default), 485
-    (``"visible"``) or 1161 (``"full"``); the slices are documented in
+    (``"visible"``) or 1161 (``"full"``), plus 696 per-action features with ``"+actions"``
+    appended (``"information+actions"``); the slices are documented in
     :mod:`klondike_env.observation`. ``"information"`` and ``"visible"`` never depend on
     where a hidden card lies. ``"full"`` SHOWS THE HIDDEN CARDS (Thoughtful Klondike),
     for curricula and oracles only.

@@ -43,6 +43,13 @@ plane 21               tableau card at depth d of its column: (d + 1) / 19      
 =====================  ========================================================  ===========
 
 Sizes: ``visible`` 485, ``information`` 745, ``full`` 1161 (:func:`observation_size`).
+
+Per-action features: each mode with ``"+actions"`` appended (``"information+actions"``, ...)
+adds ``87 * ACTION_FEATURES`` entries after its planes: ``obs[n + 8 a + f]`` for action ``a``
+(``n`` the base mode's size; all zero when ``a`` is illegal), ``f`` one of the ``F_*``
+slots below (legal, goes home, turns a card up, empties its column, onto an empty column,
+uncovers a card that fits its foundation, cards moved / 13, the card going home is safe).
+They read face-up cards, counts and foundations only, so they hide what the planes hide.
 Everything is computed by numba kernels from the state alone: the talon is never
 reordered (core.py), so which talon cards are known follows from the pass number and
 the waste length, as in :func:`klondike_env.core.hidden_mask`.
