@@ -39,7 +39,9 @@ face-up run (:func:`column_run`) are such masks, so a tableau move ``s -> d`` is
 legal exactly when ``column_run(s) & column_accepts(d)`` is not empty: a run holds
 at most one card of each rank, so at most one of its tails fits. The same
 acceptance sets serve the waste, the foundations' top cards and :func:`run_start`,
-so the fitting rule is written once.
+so the fitting rule is written once (:func:`_accepts_table`). :func:`legal_mask`
+reads each run from a table too (:func:`_run_table`, built from the acceptance
+sets) and writes all 87 entries without a branch.
 """
 
 from __future__ import annotations
@@ -211,22 +213,57 @@ _BLACK_PAIR = (1 << 0) | (1 << 39)  # the aces of clubs and spades, shifted up b
 _RED_PAIR = (1 << 13) | (1 << 26)  # the aces of diamonds and hearts
 
 
+def _accepts_table() -> np.ndarray:
+    """The fitting rule as a table of card sets: what a column accepts, by its last card.
+
+    Row ``top + 1``: the two cards one rank below ``top`` in the other colour (none below
+    an ace). Row 0: an empty column under the king rule (kings); row 53: an empty column
+    under ``empty_column="any"`` (every card).
+    """
+    table = np.zeros(NUM_CARDS + 2, np.int64)
+    table[0] = KINGS
+    table[NUM_CARDS + 1] = ALL_CARDS
+    for top in range(NUM_CARDS):
+        below = top % NUM_RANKS - 1  # rank index of the cards that fit
+        if below >= 0:
+            table[top + 1] = (_BLACK_PAIR if card_is_red.py_func(top) else _RED_PAIR) << below
+    return table
+
+
+def _run_table(accepts: np.ndarray) -> np.ndarray:
+    """Face-up runs as colour-blind card sets, by last card and length.
+
+    Entry ``[top + 1, length]`` holds, for each card of a ``length``-card run ending on
+    ``top``, both cards of its colour and rank: each card up the run is one that accepts
+    the card below it (``accepts``), so the sets follow from the fitting rule alone.
+    """
+    table = np.zeros((NUM_CARDS + 1, COLUMN_SLOTS + 1), np.int64)
+    for top in range(NUM_CARDS):
+        level = (_RED_PAIR if card_is_red.py_func(top) else _BLACK_PAIR) << (top % NUM_RANKS)
+        cards = 0
+        for length in range(1, COLUMN_SLOTS + 1):
+            cards |= level
+            table[top + 1, length] = cards
+            level = sum(1 << card for card in range(NUM_CARDS) if accepts[card + 1] & level)
+    return table
+
+
+_ACCEPTS_BY_TOP = _accepts_table()
+_RUN_BY_TOP_AND_LENGTH = _run_table(_ACCEPTS_BY_TOP)
+
+
 @njit(cache=True, inline="always")
 def column_accepts(state, rules, col):
     """The set of cards (a 52-bit mask) that may be placed on column ``col``.
 
     A non-empty column takes the two cards one rank below its last card in the
-    other colour; an empty one takes kings, or any card under ``empty_column="any"``.
+    other colour; an empty one takes kings, or any card under ``empty_column="any"``
+    (:func:`_accepts_table`).
     """
     length = state[COLUMN_LENGTH + col]
     if length == 0:
-        return np.int64(ALL_CARDS) if rules[RULE_EMPTY_ANY] == 1 else np.int64(KINGS)
-    top = state[TABLEAU + COLUMN_SLOTS * col + length - 1]
-    below = top % NUM_RANKS - 1  # rank index of the card that fits
-    if below < 0:
-        return np.int64(0)
-    pair = _BLACK_PAIR if card_is_red(top) else _RED_PAIR
-    return np.int64(pair) << below
+        return _ACCEPTS_BY_TOP[NUM_CARDS + 1 if rules[RULE_EMPTY_ANY] == 1 else 0]
+    return _ACCEPTS_BY_TOP[state[TABLEAU + COLUMN_SLOTS * col + length - 1] + 1]
 
 
 @njit(cache=True, inline="always")
@@ -280,62 +317,73 @@ def recycle_allowed(state, rules):
     return max_passes == 0 or state[RECYCLES] < max_passes - 1
 
 
+@njit(cache=True, inline="always")
+def _column_sets(state, rules, col):
+    """Column ``col`` for :func:`legal_mask`: what it accepts, its face-up run (colour-blind,
+    :func:`_run_table`) and its last card + 1 (0 when empty)."""
+    length = state[COLUMN_LENGTH + col]
+    top_row = state[TABLEAU + COLUMN_SLOTS * col + max(length - 1, 0)] + 1 if length > 0 else 0
+    run = _RUN_BY_TOP_AND_LENGTH[top_row, length - state[COLUMN_DOWN + col]]
+    return column_accepts(state, rules, col), run, np.int64(top_row)
+
+
 @njit(cache=True)
 def legal_mask(state, rules, mask):
-    """Fill ``mask`` (87 entries, 1 legal / 0 not). Returns the number legal."""
-    mask[:] = 0
-    count = 0
+    """Fill ``mask`` (87 entries, 1 legal / 0 not). Returns the number legal.
+
+    Every entry is written, none by a branch: random positions make such branches
+    unpredictable. Each column's face-up run is read from a table by its last card and
+    its length, colour-blind (both cards of each rank's colour): every acceptance set is
+    colour-blind too (kings, all cards, or both cards of one colour and rank), and a
+    face-up run alternates colours, so the run meets a set exactly when the table's
+    entry does. Card tests shift sets left by one so that "no card" (-1) tests bit 0,
+    which is never set.
+    """
     talon_length = state[TALON_LENGTH]
     waste_length = state[WASTE_LENGTH]
-    if waste_length < talon_length:
-        mask[DRAW] = 1
-        count += 1
-    elif waste_length > 0 and recycle_allowed(state, rules):
-        mask[RECYCLE] = 1
-        count += 1
-    # the next card of each foundation, and what each column accepts, as card sets
+    draw = waste_length < talon_length
+    recycle = (not draw) and waste_length > 0 and recycle_allowed(state, rules)
+    mask[DRAW] = draw
+    mask[RECYCLE] = recycle
+    count = np.int64(draw) + np.int64(recycle)
+    # the next card of each foundation, shifted up by one (bit c + 1 for card c)
     foundation_next = np.int64(0)
     for suit in range(NUM_SUITS):
         height = state[FOUNDATION + suit]
-        if height < NUM_RANKS:
-            foundation_next |= np.int64(1) << (NUM_RANKS * suit + height)
-    # a tuple rather than an array: no allocation on every call
-    accepts = (
-        column_accepts(state, rules, 0), column_accepts(state, rules, 1), column_accepts(state, rules, 2),
-        column_accepts(state, rules, 3), column_accepts(state, rules, 4), column_accepts(state, rules, 5),
-        column_accepts(state, rules, 6),
+        foundation_next |= np.int64(height < NUM_RANKS) << (NUM_RANKS * suit + height + 1)
+    # what each column accepts and its face-up run; a tuple, not an array: no allocation per call
+    columns = (
+        _column_sets(state, rules, 0), _column_sets(state, rules, 1), _column_sets(state, rules, 2),
+        _column_sets(state, rules, 3), _column_sets(state, rules, 4), _column_sets(state, rules, 5),
+        _column_sets(state, rules, 6),
     )
-    if waste_length > 0:
-        top = state[TALON + waste_length - 1]
-        if (foundation_next >> top) & 1:
-            mask[WASTE_TO_FOUNDATION] = 1
-            count += 1
-        for col in range(NUM_COLUMNS):
-            if (accepts[col] >> top) & 1:
-                mask[WASTE_TO_COLUMN + col] = 1
-                count += 1
+    for col in range(NUM_COLUMNS):  # column to foundation: the last card (its row, 0 when empty)
+        legal = (foundation_next >> columns[col][2]) & 1
+        mask[COLUMN_TO_FOUNDATION + col] = legal
+        count += legal
+    waste_row = state[TALON + max(waste_length - 1, 0)] + 1 if waste_length > 0 else 0
+    legal = (foundation_next >> waste_row) & 1
+    mask[WASTE_TO_FOUNDATION] = legal
+    count += legal
+    for col in range(NUM_COLUMNS):
+        legal = ((columns[col][0] << 1) >> waste_row) & 1
+        mask[WASTE_TO_COLUMN + col] = legal
+        count += legal
     for source in range(NUM_COLUMNS):
-        length = state[COLUMN_LENGTH + source]
-        if length == 0:
-            continue
-        if (foundation_next >> state[TABLEAU + COLUMN_SLOTS * source + length - 1]) & 1:
-            mask[COLUMN_TO_FOUNDATION + source] = 1
-            count += 1
-        run = column_run(state, source)
-        for dest in range(NUM_COLUMNS):
-            if dest != source and run & accepts[dest] != 0:
-                mask[column_action(source, dest)] = 1
-                count += 1
-    if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
-        for suit in range(NUM_SUITS):
-            height = state[FOUNDATION + suit]
-            if height == 0:
-                continue
-            card = NUM_RANKS * suit + height - 1
-            for col in range(NUM_COLUMNS):
-                if (accepts[col] >> card) & 1:
-                    mask[FOUNDATION_TO_COLUMN + NUM_COLUMNS * suit + col] = 1
-                    count += 1
+        for k in range(NUM_COLUMNS - 1):
+            legal = np.int64(columns[source][1] & columns[column_action_dest(source, k)][0] != 0)
+            mask[COLUMN_TO_COLUMN + 6 * source + k] = legal
+            count += legal
+    allowed = rules[RULE_FOUNDATION_TO_TABLEAU] == 1
+    for suit in range(NUM_SUITS):
+        height = state[FOUNDATION + suit]
+        # the foundation's top card + 1 (its shifted bit), and whether there is one
+        shift = NUM_RANKS * suit + height
+        present = allowed and height > 0
+        for col in range(NUM_COLUMNS):
+            legal = ((columns[col][0] << 1) >> shift) & np.int64(present)
+            mask[FOUNDATION_TO_COLUMN + NUM_COLUMNS * suit + col] = legal
+            count += legal
     return count
 
 
