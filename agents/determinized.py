@@ -45,6 +45,7 @@ class DeterminizedAgent(Agent):
         "check": (bool, True, "when worlds disagree, try every candidate first action in every world"),
         "retry": (int, 4, "when no world is won, solve the undecided ones again with this many times the nodes (0: off)"),
         "scout": (bool, True, "with unlimited passes, first draw through the stock once to see every talon card"),
+        "reveal_margin": (int, 0, "prefer a move that turns a card up if it wins in at least (best - this) worlds (0: off)"),
     }
 
     def __init__(self, **options):
@@ -116,14 +117,29 @@ class DeterminizedAgent(Agent):
         ranked = sorted(found, key=lambda a: (-len(found[a]), -len(lines[a]), a))
         # never walk back into a position already played through: different samples can
         # favour opposite moves, and alternating between them would loop forever
-        action = next((a for a in ranked if a in legal and not self._repeats(a)), None)
-        if action is None:
+        playable = [a for a in ranked if a in legal and not self._repeats(a)]
+        if not playable:
             return self._fallback.choose(view)
+        action = self._prefer_reveal(view, playable, found) if self.reveal_margin > 0 else playable[0]
         self._plans = []
         for world, line in found[action]:
             world.step(action)
             self._plans.append((world, line[1:]))
         return int(action)
+
+    def _prefer_reveal(self, view: PlayerView, playable: list[int], found: dict) -> int:
+        """Among moves winning in nearly as many worlds as the best, one that turns a card up.
+
+        Hindsight search sees every world fully, so it puts no value on learning a hidden
+        card; when the vote is this close, a move that shows one (from the column hiding
+        the most) keeps later decisions better informed.
+        """
+        best = len(found[playable[0]])
+        close = [a for a in playable if len(found[a]) >= best - self.reveal_margin]
+        revealing = [a for a in close if a > core.RECYCLE and view.effect(a).flips]
+        if not revealing:
+            return playable[0]
+        return max(revealing, key=lambda a: (len(found[a]), view.tableau[view.effect(a).source_column].down))
 
     def _repeats(self, action: int) -> bool:
         """``action`` leads to a position already visited (it turns no card up, so this is exact)."""

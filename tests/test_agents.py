@@ -85,7 +85,7 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are budget, check, keep, nodes, retry, samples, scout"),
+        ("determinized:sample=2", "allowed options are budget, check, keep, nodes, retry, reveal_margin, samples, scout"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
         ("determinized:samples", "expected key=value"),
@@ -169,3 +169,17 @@ def test_determinized_first_looks_through_the_stock_when_passes_are_free(max_pas
         game.step(action)
     if scouts:
         assert game.stock == () and len(game.waste) == 24  # every talon card now seen
+
+
+def test_determinized_prefers_a_revealing_move_only_within_the_margin():
+    from agents.base import PlayerView
+    from agents.determinized import DeterminizedAgent
+
+    deal = next(d for d in range(1, 200)
+                if any(a > 1 and PlayerView(Game.new(d)).effect(a).flips for a in Game.new(d).legal_actions()))
+    view = PlayerView(Game.new(deal))
+    flip = next(a for a in view.legal_actions if a > 1 and view.effect(a).flips)
+    agent = DeterminizedAgent(reveal_margin=1)
+    assert agent._prefer_reveal(view, [DRAW, flip], {DRAW: [None] * 5, flip: [None] * 4}) == flip
+    assert agent._prefer_reveal(view, [DRAW, flip], {DRAW: [None] * 5, flip: [None] * 3}) == DRAW
+    assert make_agent("determinized:samples=2,nodes=500,reveal_margin=2").reveal_margin == 2
