@@ -314,10 +314,19 @@ def run_start(state, rules, source, dest):
     return -1
 
 
+@njit(cache=True, inline="always")
+def recycle_allowed_after(recycles, max_passes):
+    """May the waste be recycled after ``recycles`` recycles, with ``max_passes`` passes (0: unlimited)?
+
+    :func:`recycle_allowed` from the two numbers: callers that hold them pass no arrays,
+    so they pay no reference counting.
+    """
+    return max_passes == 0 or recycles < max_passes - 1
+
+
 @njit(cache=True)
 def recycle_allowed(state, rules):
-    max_passes = rules[RULE_MAX_PASSES]
-    return max_passes == 0 or state[RECYCLES] < max_passes - 1
+    return recycle_allowed_after(state[RECYCLES], rules[RULE_MAX_PASSES])
 
 
 @njit(cache=True)
@@ -345,7 +354,7 @@ def legal_mask(state, rules, mask):
     talon_length = state[TALON_LENGTH]
     waste_length = state[WASTE_LENGTH]
     draw = waste_length < talon_length
-    recycle = (not draw) and waste_length > 0 and recycle_allowed(state, rules)
+    recycle = (not draw) and waste_length > 0 and recycle_allowed_after(state[RECYCLES], rules[RULE_MAX_PASSES])
     mask[DRAW] = draw
     mask[RECYCLE] = recycle
     count = np.int64(draw) + np.int64(recycle)

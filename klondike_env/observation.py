@@ -174,7 +174,7 @@ _BYTE_BITS = np.array([[(byte >> bit) & 1 for bit in range(8)] for byte in range
 
 
 @njit(cache=True, inline="always")
-def _write_scalars(state, rules, obs):
+def _write_scalars(state, recycle_allowed, obs):
     talon_length = state[core.TALON_LENGTH]
     waste_length = state[core.WASTE_LENGTH]
     recycles = state[core.RECYCLES]
@@ -187,7 +187,7 @@ def _write_scalars(state, rules, obs):
     # before the first recycle the stock beyond the waste is unseen (core.hidden_mask)
     obs[S_UNSEEN_STOCK] = _TWENTY_FOURTHS[talon_length - waste_length] if recycles == 0 else 0.0
     obs[S_FIRST_PASS] = 1.0 if recycles == 0 else 0.0
-    obs[S_RECYCLE_ALLOWED] = 1.0 if core.recycle_allowed(state, rules) else 0.0
+    obs[S_RECYCLE_ALLOWED] = 1.0 if recycle_allowed else 0.0
     obs[S_RECYCLES] = _RECYCLE_FRACTIONS[min(recycles, RECYCLES_CAP)]
 
 
@@ -198,6 +198,13 @@ def _card_set(state, start, stop):
     for i in range(start, stop):
         cards |= np.int64(1) << state[i]
     return cards
+
+
+@njit(cache=True, inline="always")
+def _zero(obs, start, stop):
+    """``obs[start:stop] = 0`` as a loop: a slice would be an array view, with reference counting."""
+    for index in range(start, stop):
+        obs[index] = 0.0
 
 
 @njit(cache=True, inline="always")
@@ -215,7 +222,7 @@ def _write_tableau(state, mode, obs):
     """Each column's face-up cards; face-down ones as hidden (returned); in ``full`` their places."""
     full = mode == MODE_FULL
     if full:
-        obs[_plane_index(P_DEPTH, 0) : _plane_index(P_DEPTH + 1, 0)] = 0.0
+        _zero(obs, _plane_index(P_DEPTH, 0), _plane_index(P_DEPTH + 1, 0))
     hidden = np.int64(0)
     for col in range(core.NUM_COLUMNS):
         base = core.TABLEAU + core.COLUMN_SLOTS * col
@@ -240,21 +247,7 @@ def _foundation_cards(state):
 
 
 @njit(cache=True, inline="always")
-def _reachable_tops(state, start, draw_count, shown_to):
-    """The waste tops that draws from waste length ``start`` reach, those at talon indices below ``shown_to``."""
-    talon_length = state[core.TALON_LENGTH]
-    cards = np.int64(0)
-    boundary = start
-    while boundary < talon_length:
-        boundary = min(boundary + draw_count, talon_length)
-        if boundary > shown_to:  # boundaries only grow: the rest are hidden too
-            break
-        cards |= np.int64(1) << state[core.TALON + boundary - 1]
-    return cards
-
-
-@njit(cache=True, inline="always")
-def _write_talon(state, rules, mode, hidden, obs):
+def _write_talon(state, draw_count, recycle_allowed, mode, hidden, obs):
     """Waste top; with memory: waste, known stock, talon order, reachable tops, and the hidden
     plane (``hidden``: the face-down cards, to which the unseen stock is added)."""
     talon_length = state[core.TALON_LENGTH]
@@ -273,14 +266,19 @@ def _write_talon(state, rules, mode, hidden, obs):
     _write_plane(P_STOCK, _card_set(state, core.TALON + waste_length, core.TALON + shown_to), obs)
     _write_plane(P_HIDDEN, hidden | _card_set(state, core.TALON + unseen_from, core.TALON + talon_length), obs)
     order = _plane_index(P_TALON_ORDER, 0)
-    obs[order : order + core.NUM_CARDS] = 0.0
+    _zero(obs, order, order + core.NUM_CARDS)
     for i in range(shown_to):
         obs[order + state[core.TALON + i]] = _TWENTY_FOURTHS[i + 1]
     # waste tops reachable by draws (and one recycle) alone, as in core.is_dead
-    draw_count = rules[core.RULE_DRAW_COUNT]
-    reachable = _reachable_tops(state, waste_length, draw_count, shown_to)
-    if core.recycle_allowed(state, rules):
-        reachable |= _reachable_tops(state, 0, draw_count, shown_to)
+    # the tops that draws from the waste length reach, then after a recycle (from 0), if allowed;
+    # only those at talon indices below ``shown_to`` are shown (boundaries only grow)
+    reachable = np.int64(0)
+    for boundary in (np.int64(waste_length), np.int64(0 if recycle_allowed else talon_length)):
+        while boundary < talon_length:
+            boundary = min(boundary + draw_count, talon_length)
+            if boundary > shown_to:
+                break
+            reachable |= np.int64(1) << state[core.TALON + boundary - 1]
     _write_plane(P_REACHABLE_TOP, reachable, obs)
 
 
@@ -342,13 +340,16 @@ def _write_action_features(state, rules, obs, offset):
 @njit(cache=True)
 def encode(state, rules, mode, obs):
     """Write the observation of ``state`` in mode ``mode`` (an int) into ``obs``."""
-    _write_scalars(state, rules, obs)
+    # the rules' one verdict the planes need, asked once, from numbers (no array passed:
+    # no reference counting)
+    recycle_allowed = core.recycle_allowed_after(state[core.RECYCLES], rules[core.RULE_MAX_PASSES])
+    _write_scalars(state, recycle_allowed, obs)
     hidden = _write_tableau(state, mode & MODE_BASE_BITS, obs)
     _write_plane(P_FOUNDATION, _foundation_cards(state), obs)
-    _write_talon(state, rules, mode & MODE_BASE_BITS, hidden, obs)
+    _write_talon(state, rules[core.RULE_DRAW_COUNT], recycle_allowed, mode & MODE_BASE_BITS, hidden, obs)
     if mode & WITH_ACTIONS:
         offset = _planes_size(mode)
-        obs[offset : _size(mode)] = 0.0
+        _zero(obs, offset, _size(mode))
         _write_action_features(state, rules, obs, offset)
 
 
