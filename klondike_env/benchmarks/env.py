@@ -297,6 +297,9 @@ def episode_length_table(quick: bool) -> str:
 
 def run(quick: bool = False) -> str:
     runs = 3  # every row is the best of three runs, column by column
+    # OpenMP's waiting policy as KlondikeBatch starts numba's pool (vector.start_thread_pool)
+    wait_policy = (f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']} (set by the user)" if "OMP_WAIT_POLICY" in os.environ
+                   else "asleep (OMP_WAIT_POLICY=PASSIVE while numba's pool starts)")
     load_before = os.getloadavg()[0]
     single_env_rate(2000)  # compile and warm up outside the timing
     batched_rate(8, 10)
@@ -337,9 +340,9 @@ def run(quick: bool = False) -> str:
     return ("\n".join(rows) + f"\n\nOpenSpiel reference: {label}. Load average (1 min) {load_before:.1f} before, "
             f"{load_after:.1f} after: with other jobs on the cores the CPU-second columns are the fair ones.\n\n"
             "The batched env at N=1024 on one and two of numba's threads (the same games and actions; "
-            f"numba's threading layer: {threading_layer()}). The wall columns are what a training loop "
-            "waits; the CPU columns count every thread's CPU time (a thread waiting for work may spin, and "
-            "that counts too), so two threads pay off only when the cores are otherwise idle:\n\n" + threads + "\n\nWhere a one-thread batched step's CPU time goes (N=1024, "
+            f"numba's threading layer: {threading_layer()}, idle threads {wait_policy}). The wall columns are "
+            "what a training loop waits; the CPU columns count every thread's CPU time, so two threads pay "
+            "off only when the cores are otherwise idle:\n\n" + threads + "\n\nWhere a one-thread batched step's CPU time goes (N=1024, "
             f"mean over {200 if quick else 2_000} steps; parts timed separately, so they need not add up exactly):"
             "\n\n| part | µs per step of 1,024 games |\n| --- | ---: |\n"
             + "\n".join(f"| {name} | {micros:,.0f} |" for name, micros in breakdown)
