@@ -173,7 +173,7 @@ class KlondikeBatch:
     Takes the keyword arguments of :class:`~klondike_env.env.KlondikeEnv`, and
     ``num_threads`` (default 1): how many of numba's threads step the games. The results
     are the same for every thread count; more than one pays off only on idle cores. The
-    first ``num_threads > 1`` starts numba's thread pool (:func:`start_thread_pool`).
+    first step with ``num_threads > 1`` starts numba's thread pool (:func:`start_thread_pool`).
     """
 
     def __init__(self, num_envs: int, num_threads: int = 1, **kwargs):
@@ -186,8 +186,6 @@ class KlondikeBatch:
             raise ValueError(f"bad num_threads {num_threads!r}: expected an integer from 1 to {max_threads} "
                              "(numba's thread pool on this machine)")
         self.num_threads = int(num_threads)
-        if self.num_threads > 1:
-            start_thread_pool()
         self.config = EnvConfig(**kwargs)
         self.num_envs = n = int(num_envs)
         size = self.config.observation_space.shape[0]
@@ -245,6 +243,7 @@ class KlondikeBatch:
         if self.num_threads == 1:
             step_batch(*arguments)
             return
+        start_thread_pool()  # once per process; then a quick check
         # numba's thread count is per calling thread: set it for this call only
         threads_before = numba.get_num_threads()
         numba.set_num_threads(self.num_threads)
