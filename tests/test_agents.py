@@ -183,3 +183,29 @@ def test_determinized_prefers_a_revealing_move_only_within_the_margin():
     assert agent._prefer_reveal(view, [DRAW, flip], {DRAW: [None] * 5, flip: [None] * 4}) == flip
     assert agent._prefer_reveal(view, [DRAW, flip], {DRAW: [None] * 5, flip: [None] * 3}) == DRAW
     assert make_agent("determinized:samples=2,nodes=500,reveal_margin=2").reveal_margin == 2
+
+
+def test_first_losing_move_brackets_the_loss():
+    """After the move found the deal is not solved, before it it is (random play on winnable deals)."""
+    from agents.analysis import first_losing_move, is_solved, position_after
+
+    rng = np.random.default_rng(4)
+    checked = 0
+    for deal in (3, 5, 6, 8):
+        game = Game.new(deal)
+        if not is_solved(game, 100_000):
+            continue
+        actions = []
+        for _ in range(60):
+            action = int(rng.choice(game.legal_actions()))
+            game.step(action)
+            actions.append(action)
+        move = first_losing_move(deal, actions, Rules(), 100_000)
+        if move is None:
+            assert is_solved(position_after(deal, actions, Rules(), len(actions)), 100_000)
+            continue
+        assert 1 <= move <= len(actions)
+        assert is_solved(position_after(deal, actions, Rules(), move - 1), 100_000)
+        assert not is_solved(position_after(deal, actions, Rules(), move), 100_000)
+        checked += 1
+    assert checked >= 1
