@@ -12,6 +12,7 @@ player knew: near-equal counts mean no sample could tell the moves apart.
 from __future__ import annotations
 
 import argparse
+import csv
 import statistics
 import sys
 from multiprocessing import Pool
@@ -27,7 +28,7 @@ def _analyse(job):
     counts = None
     if worlds and move:
         game = position_after(deal, actions, rules, move - 1)
-        counts = (game.action_name(actions[move - 1]), actions[move - 1],
+        counts = (game.action_name(actions[move - 1]),
                   {game.action_name(a): c for a, c in action_win_counts(game, worlds, world_nodes).items()})
     return deal, len(actions), move, counts
 
@@ -44,8 +45,6 @@ def main(argv: list[str] | None = None) -> int:
     rules = Rules()
     try:
         games = dict(read_games(args.results))
-        import csv
-
         with open(args.results, newline="") as handle:
             lost = [int(row["deal"]) for row in csv.DictReader(handle) if row["won"] == "0"]
     except (OSError, ValueError) as error:
@@ -62,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             if move is not None:
                 moves.append(move)
             if counts:
-                played_name, _, table = counts
+                played_name, table = counts
                 print(f"  played {played_name}; wins / undecided in {args.worlds} worlds:")
                 for name, (won, undecided) in table.items():
                     print(f"    {name:32s} {won:3d} / {undecided}{'   <- played' if name == played_name else ''}")
