@@ -17,6 +17,7 @@ import numpy as np
 
 from klondike_env import core
 from klondike_env.game import Game, action_name
+from klondike_env.move_memory import position_hash
 from klondike_env.observation import reveals_hidden_cards
 from klondike_env.rules import Rules
 
@@ -88,7 +89,7 @@ class PlayerView:
     __slots__ = (
         "rules", "legal_mask", "legal_actions", "tableau", "foundations", "waste", "stock",
         "passes", "move_count", "known_cards", "hidden_cards", "_sample_world", "_observe", "_action_name",
-        "_effect", "_fits_foundation", "_matches",
+        "_effect", "_fits_foundation", "_matches", "_position_hash",
     )
 
     PUBLIC = (
@@ -142,6 +143,7 @@ class PlayerView:
         self._fits_foundation = lambda card: bool(core.fits_foundation(snapshot._state, card))
         public = public_state(snapshot)
         self._matches = lambda other: other.rules == snapshot.rules and np.array_equal(public_state(other), public)
+        self._position_hash = int(position_hash(snapshot._state, snapshot._rules_array))
 
     # --- derived, public ------------------------------------------------------
     @property
@@ -197,6 +199,11 @@ class PlayerView:
     def matches(self, game: Game) -> bool:
         """``game`` agrees with everything this view knows (a world the player cannot rule out)."""
         return self._matches(game)
+
+    def position_hash(self) -> int:
+        """64-bit hash of the position as the player knows it (``klondike_env.move_memory``):
+        the same for any placement of the hidden cards; for an agent's memory of its game."""
+        return self._position_hash
 
     def public_values(self) -> dict[str, Any]:
         """The public attributes as a dict (for tests and debugging)."""

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent, AgentOptionError, DealInfo, PlayerView
+from agents.base import Agent, AgentOptionError, DealInfo, PlayerView, _convert_option
+from klondike_env.move_memory import MoveMemory
 from klondike_env.observation import reveals_hidden_cards
 
 RULE_KEYS = ("draw_count", "max_passes", "empty_column", "foundation_to_tableau")
@@ -35,6 +36,8 @@ class PolicyAgent(Agent):
         "deterministic": (bool, True, "masked greedy action (true) or a masked sample (false)"),
         "algo": (str, "MaskablePPO", "sb3_contrib / stable_baselines3 class the file was saved from"),
         "observation": (str, "", "observation mode; default: the run's config.yaml, else information"),
+        "no_repeat": (str, "", "true: back in a position, never replay a move already played from it "
+                               "(klondike_env.move_memory); default: the run's policy.no_repeat, else false"),
     }
 
     def __init__(self, **options):
@@ -44,12 +47,13 @@ class PolicyAgent(Agent):
         model_path = Path(self.path)
         if not model_path.is_file():
             raise AgentOptionError(f"model file {str(model_path)!r} not found: give path= an existing .zip")
-        env = {}
+        run_config = {}
         config_path = find_run_config(model_path)
         if config_path is not None:
             import yaml
 
-            env = (yaml.safe_load(config_path.read_text()) or {}).get("env") or {}
+            run_config = yaml.safe_load(config_path.read_text()) or {}
+        env = run_config.get("env") or {}
         self.config_path = config_path
         self.trained_rules = {key: env[key] for key in RULE_KEYS if key in env}
         self.mode = self.observation or env.get("observation", "information")
@@ -57,6 +61,8 @@ class PolicyAgent(Agent):
             raise AgentOptionError(
                 f"this model reads {self.mode!r} observations, which show the hidden cards: it cannot be scored as a player"
             )
+        self.no_repeat = _convert_option(self.name, "no_repeat", self.no_repeat or
+                                         str(run_config.get("policy", {}).get("no_repeat", False)), bool)
         self.model = _load_model(self.algo, model_path)
         self._warned = False
 
@@ -70,10 +76,16 @@ class PolicyAgent(Agent):
             import torch
 
             torch.manual_seed(deal.seed % 2**63)
+        self._memory = MoveMemory(1) if self.no_repeat else None
 
     def act(self, view: PlayerView) -> int:
-        observation = view.observe(self.mode)
-        action, _ = self.model.predict(observation, action_masks=view.legal_mask.copy(), deterministic=self.deterministic)
+        mask = view.legal_mask
+        if self._memory is not None:
+            position = [view.position_hash()]
+            mask = self._memory.untried([0], position, mask[None])[0]
+        action, _ = self.model.predict(view.observe(self.mode), action_masks=mask.astype(bool), deterministic=self.deterministic)
+        if self._memory is not None:
+            self._memory.played([0], position, [action])
         return int(action)
 
 

@@ -17,6 +17,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from klondike_env import core
 from klondike_env.env import OUT_TERMINATED, OUT_TRUNCATED, OUT_WON
+from klondike_env.move_memory import MoveMemory
 from klondike_env.vector import STAT_FOUNDATION, STAT_MOVES, STAT_PASSES, KlondikeBatch
 
 
@@ -31,10 +32,19 @@ class KlondikeVecEnv(VecEnv):
     ``foundation``, ``moves`` and ``passes``. Every step's info has ``won``, ``deal``
     and ``foundation``. ``env_method("action_masks")`` is answered from the one mask
     array, so sb3-contrib's ``MaskablePPO`` needs no wrapper.
+
+    ``no_repeat=True`` narrows the masks handed to the agent with a
+    :class:`~klondike_env.move_memory.MoveMemory`: back in a position, the moves a game
+    already played from it are masked out (an agent's choice, for memoryless policies
+    that would otherwise loop; the observations and the game's rules are unchanged).
     """
 
-    def __init__(self, n_envs: int = 1, seed: int | None = None, **kwargs):
+    def __init__(self, n_envs: int = 1, seed: int | None = None, no_repeat: bool = False, **kwargs):
         self.batch = KlondikeBatch(n_envs, **kwargs)
+        self.memory = MoveMemory(self.batch.num_envs) if no_repeat else None
+        self._all_rows = np.arange(self.batch.num_envs)
+        self._hashes = np.zeros(self.batch.num_envs, np.uint64)
+        self._masks = self.batch.masks
         config = self.batch.config
         from gymnasium import spaces
 
@@ -50,6 +60,9 @@ class KlondikeVecEnv(VecEnv):
         self.batch.reset(seed=self._seeds[0])
         self._reset_seeds()
         self._reset_options()
+        if self.memory is not None:
+            self.memory.forget(self._all_rows)
+        self._refresh_masks()
         return self.batch.observations  # a fresh array every reset and step
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -58,9 +71,14 @@ class KlondikeVecEnv(VecEnv):
     def step_wait(self):
         batch = self.batch
         deals_before = batch.deals.copy()
+        if self.memory is not None:
+            self.memory.played(self._all_rows, self._hashes, self._actions)
         batch.step(self._actions)
         flags = batch.flags
         dones = (flags & (OUT_TERMINATED | OUT_TRUNCATED)) != 0
+        if self.memory is not None:
+            self.memory.forget(np.flatnonzero(dones))
+        self._refresh_masks()
         foundations = batch.foundation_counts()
         infos: list[dict[str, Any]] = [
             {"won": False, "deal": deal, "foundation": count}
@@ -84,8 +102,15 @@ class KlondikeVecEnv(VecEnv):
         pass
 
     def action_masks(self) -> np.ndarray:
-        """All masks, ``[N, 87]`` bool."""
-        return self.batch.masks.astype(bool)
+        """All masks, ``[N, 87]`` bool (with ``no_repeat``, less the moves already tried)."""
+        return self._masks.astype(bool)
+
+    def _refresh_masks(self) -> None:
+        if self.memory is None:
+            self._masks = self.batch.masks
+            return
+        self._hashes = MoveMemory.hashes(self.batch.states, self.batch.config.rules_array)
+        self._masks = self.memory.untried(self._all_rows, self._hashes, self.batch.masks)
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
         value = getattr(self, attr_name)

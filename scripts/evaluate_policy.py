@@ -26,6 +26,9 @@ def main(argv=None) -> int:
     parser.add_argument("--deterministic", action="store_true", help="masked argmax instead of masked samples")
     parser.add_argument("--max-moves", type=int, default=1000, help="actions before a game is stopped (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="torch seed for sampled actions")
+    parser.add_argument("--no-repeat", choices=("true", "false"), default=None,
+                        help="mask moves already played from a position (klondike_env.move_memory); "
+                             "default: the run's policy.no_repeat")
     parser.add_argument("--out", default="results", help="folder for the CSV and JSON (default: results/)")
     args = parser.parse_args(argv)
     from agents.training.evaluation import evaluate_policy_file
@@ -33,7 +36,7 @@ def main(argv=None) -> int:
     try:
         path, summary = evaluate_policy_file(
             args.model, args.seeds, deterministic=args.deterministic, max_moves=args.max_moves, seed=args.seed,
-            out_dir=args.out, command="python scripts/evaluate_policy.py " + shlex.join(sys.argv[1:] if argv is None else argv),
+            out_dir=args.out, no_repeat=None if args.no_repeat is None else args.no_repeat == "true", command="python scripts/evaluate_policy.py " + shlex.join(sys.argv[1:] if argv is None else argv),
         )
     except ValueError as error:
         print(f"evaluate_policy.py: error: {error}", file=sys.stderr)

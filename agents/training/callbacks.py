@@ -174,8 +174,9 @@ class ValidationCallback(BaseCallback):
     """
 
     def __init__(self, deals, env_kwargs: dict[str, Any], eval_freq: int, run_dir: Path,
-                 deterministic: bool = True, verbose: int = 1, evaluate_first: bool = False):
+                 deterministic: bool = True, verbose: int = 1, evaluate_first: bool = False, no_repeat: bool = False):
         super().__init__(verbose)
+        self.no_repeat = no_repeat
         self.evaluate_first = evaluate_first  # also evaluate at step 0 (a pretrained policy)
         self.deterministic = deterministic
         self.deals = list(deals)
@@ -198,7 +199,8 @@ class ValidationCallback(BaseCallback):
 
     def evaluate(self) -> dict[str, float]:
         self.last_eval_step = self.num_timesteps
-        summary = evaluate_model(self.model, self.deals, self.env_kwargs, self.deterministic)["summary"]
+        summary = evaluate_model(self.model, self.deals, self.env_kwargs, self.deterministic,
+                                 no_repeat=self.no_repeat)["summary"]
         for key in ("win_rate", "foundation_cards", "episode_length", "dead_rate", "truncated_rate"):
             self.logger.record(f"eval/{key}", summary[key])
         # written now, at the step evaluated (the next regular dump is a rollout later)

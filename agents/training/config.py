@@ -42,6 +42,10 @@ POLICY_DEFAULTS: dict[str, Any] = {
     "card_embedding_dim": 64,
     "attention_heads": 4,
     "attention_layers": 1,  # 0: no attention, a per-card MLP (Deep Sets)
+    # back in a position, mask the moves the game already played from it (a memoryless
+    # policy's loop breaker, klondike_env.move_memory); used in training, its evaluations
+    # and by the policy agent that loads the run
+    "no_repeat": False,
 }
 
 TRAIN_DEFAULTS: dict[str, Any] = {
@@ -61,6 +65,9 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "eval_deterministic": True,
     "final_eval_deals": 500,  # deals of eval_seeds for the final evaluation (0: skip)
     "stats_window": 200,  # training episodes averaged in the klondike/* scalars
+    # a model .zip (e.g. an earlier run's model.zip) whose weights and optimizer state start
+    # this run instead of a fresh network: fine-tuning; its spaces must match this config's
+    "init_model": "",
 }
 
 PRETRAIN_DEFAULTS: dict[str, Any] = {

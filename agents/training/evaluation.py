@@ -13,14 +13,17 @@ import numpy as np
 from agents.evaluation import wilson_interval
 
 
-def play_deals(predict, deals, env_kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = False) -> list[dict[str, Any]]:
     """Play every deal once with ``predict(obs_batch, mask_batch) -> actions``.
 
+    ``no_repeat``: the masks handed to ``predict`` leave out the moves a game already
+    played from its current position (:class:`klondike_env.move_memory.MoveMemory`).
     Returns one record per deal, in order: deal, won, foundation cards, moves,
     outcome ('won', 'dead', 'truncated').
     """
     from agents.training.callbacks import episode_outcome
     from klondike_env.env import KlondikeEnv
+    from klondike_env.move_memory import MoveMemory
 
     envs = [KlondikeEnv(**env_kwargs) for _ in deals]
     observations, masks = [], []
@@ -31,11 +34,16 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any]) -> list[dict[str, Any
     records: list[dict[str, Any] | None] = [None] * len(envs)
     active = list(range(len(envs)))
     steps = np.zeros(len(envs), dtype=np.int64)
+    memory = MoveMemory(len(envs)) if no_repeat else None
     while active:
-        actions = predict(
-            np.stack([observations[i] for i in active]),
-            np.stack([masks[i] for i in active]).astype(bool),
-        )
+        active_masks = np.stack([masks[i] for i in active])
+        if memory is not None:
+            games = [envs[i].unwrapped.game for i in active]
+            hashes = MoveMemory.hashes(np.stack([game._state for game in games]), games[0]._rules_array)
+            active_masks = memory.untried(active, hashes, active_masks)
+        actions = predict(np.stack([observations[i] for i in active]), active_masks.astype(bool))
+        if memory is not None:
+            memory.played(active, hashes, actions)
         still_active = []
         for index, action in zip(active, actions):
             observation, _, terminated, truncated, info = envs[index].step(int(action))
@@ -75,8 +83,11 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool = True, seed: int = 0) -> dict[str, Any]:
+def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool = True, seed: int = 0,
+                   no_repeat: bool = False) -> dict[str, Any]:
     """Masked play of an SB3 model on ``deals``: per-deal records and a summary.
+
+    ``no_repeat``: as :func:`play_deals` (what a run trained with ``policy.no_repeat`` plays with).
 
     ``deterministic=False`` samples the masked policy from a torch generator seeded with
     ``seed``, inside ``torch.random.fork_rng`` so training's own RNG stream is untouched
@@ -90,12 +101,12 @@ def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        records = play_deals(predict, deals, env_kwargs)
+        records = play_deals(predict, deals, env_kwargs, no_repeat)
     return {"records": records, "summary": summarize(records)}
 
 
 def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool = False, max_moves: int = 1000,
-                         seed: int = 0, out_dir="results", command: str | None = None):
+                         seed: int = 0, out_dir="results", command: str | None = None, no_repeat: bool | None = None):
     """Score a saved model on a seed set, all deals batched; writes the harness's CSV + JSON.
 
     The same protocol as ``scripts/evaluate.py --agent policy:...`` (one try per deal,
@@ -104,7 +115,9 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     batched forward pass, so the 1000 test deals take a minute instead of an hour on a
     2-core machine. Sampled actions depend on the seed and on the deal batch, so they
     differ game by game from the harness's (which seeds each deal); the rate is the
-    same quantity. Returns ``(json_path, summary)``.
+    same quantity. ``no_repeat`` (None: the run's ``policy.no_repeat``) masks the moves a
+    game already played from its position (:mod:`klondike_env.move_memory`).
+    Returns ``(json_path, summary)``.
     """
     import time
     from dataclasses import asdict
@@ -126,7 +139,10 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     if not model_path.is_file():
         raise ConfigError(f"model file {model_path} not found")
     config_path = find_run_config(model_path)
-    env = (yaml.safe_load(config_path.read_text()) or {}).get("env", {}) if config_path else {}
+    run_config = (yaml.safe_load(config_path.read_text()) or {}) if config_path else {}
+    env = run_config.get("env") or {}
+    if no_repeat is None:
+        no_repeat = bool((run_config.get("policy") or {}).get("no_repeat", False))
     observation = env.get("observation", "information")
     if reveals_hidden_cards(observation):
         raise ConfigError(f"{model_path} reads {observation!r} observations, which show hidden cards: not a player")
@@ -138,7 +154,7 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     model = MaskablePPO.load(model_path, device="cpu")
     version = code_version()
     started, cpu_started = time.perf_counter(), time.process_time()
-    result = evaluate_model(model, deals, env_kwargs, deterministic=deterministic, seed=seed)
+    result = evaluate_model(model, deals, env_kwargs, deterministic=deterministic, seed=seed, no_repeat=no_repeat)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     endings = {"won": "won", "dead": "dead", "truncated": "move limit"}
     records = [
@@ -146,10 +162,11 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
                    endings[r["outcome"]], cpu / len(deals))
         for r in result["records"]
     ]
-    label = f"policy-batched:{model_path.parent.name}/{model_path.stem}" + ("" if deterministic else ",sampled")
+    label = (f"policy-batched:{model_path.parent.name}/{model_path.stem}" + ("" if deterministic else ",sampled")
+             + (",no_repeat" if no_repeat else ""))
     summary = {
         "agent": label,
-        "agent_spec": f"policy:path={model_path},deterministic={deterministic}",
+        "agent_spec": f"policy:path={model_path},deterministic={deterministic},no_repeat={no_repeat}",
         "sees_hidden_cards": False,
         "seeds": seeds_name,
         "deals": f"{deals[0]}-{deals[-1]}" if deals == list(range(deals[0], deals[-1] + 1)) else f"{len(deals)} deals",

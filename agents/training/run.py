@@ -78,7 +78,8 @@ def make_train_env(config: dict[str, Any]):
     from klondike_env.sb3_vec import KlondikeVecEnv
 
     train = config["train"]
-    return wrap_train_env(KlondikeVecEnv(train["n_envs"], seed=train["seed"], **config["env"]))
+    return wrap_train_env(KlondikeVecEnv(train["n_envs"], seed=train["seed"], no_repeat=config["policy"]["no_repeat"],
+                                         **config["env"]))
 
 
 def _validation_deals(config: dict[str, Any], count: int) -> list[int]:
@@ -89,6 +90,17 @@ def _validation_deals(config: dict[str, Any], count: int) -> list[int]:
     except ValueError as error:
         raise ConfigError(f"train.eval_seeds: {error}") from None
     return deals[:count]
+
+
+def _load_initial_weights(model, path: str) -> None:
+    """Start ``model`` from the weights (and optimizer state) of the model file at ``path``."""
+    if not Path(path).is_file():
+        raise ConfigError(f"train.init_model: model file {path!r} not found")
+    try:
+        model.set_parameters(path, exact_match=True, device=model.device)
+    except (ValueError, RuntimeError, KeyError) as error:  # another network or observation size
+        raise ConfigError(f"train.init_model: {path} does not fit this config's network: "
+                          f"{str(error).splitlines()[0]}") from None
 
 
 def _eval_env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
@@ -153,6 +165,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
             _validation_deals(config, train_config["eval_deals"]), _eval_env_kwargs(config),
             train_config["eval_freq"], run_dir, deterministic=train_config["eval_deterministic"], verbose=verbose,
             evaluate_first=bool(config["pretrain"]["demonstrations"]),  # score the cloned policy before PPO
+            no_repeat=config["policy"]["no_repeat"],
         )
         callbacks.append(validation)
     stateful = {"stats": stats}
@@ -171,6 +184,8 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
             "MlpPolicy", env, seed=train_config["seed"], device=train_config["device"],
             policy_kwargs=policy_kwargs(config["policy"]), verbose=0, **algo_kwargs(config["algo"]),
         )
+        if train_config["init_model"]:
+            _load_initial_weights(model, train_config["init_model"])
     else:
         model, env = _restore(run_dir, config, stateful)
         save_config(config, run_dir / "config.yaml")  # overrides (e.g. more steps) are kept
@@ -252,7 +267,8 @@ def final_evaluation(run_dir: Path, config: dict[str, Any], verbose: int = 1) ->
     deals = _validation_deals(config, config["train"]["final_eval_deals"])
     started = time.perf_counter()
     deterministic = config["train"]["eval_deterministic"]
-    result = evaluate_model(model, deals, _eval_env_kwargs(config), deterministic)
+    result = evaluate_model(model, deals, _eval_env_kwargs(config), deterministic,
+                            no_repeat=config["policy"]["no_repeat"])
     summary = {
         "model": str(model_path),
         "actions": "masked argmax" if deterministic else "masked samples (seed 0)",
