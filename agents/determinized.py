@@ -28,10 +28,11 @@ reproducible; a ``budget`` in seconds trades that for a bound on time.
 
 from __future__ import annotations
 
-from agents.base import RESIGN, UNKNOWN, Agent, DealInfo, PlayerView, public_state
+from agents.base import UNKNOWN, Agent, DealInfo, PlayerView
 from klondike_env import core
 from agents.greedy import GreedyAgent
 from klondike_env.game import Game
+from klondike_env.move_memory import position_hash
 from klondike_env.solver import SolveStatus, solve
 
 
@@ -60,14 +61,14 @@ class DeterminizedAgent(Agent):
         super().reset(deal)
         self._fallback.reset(deal)
         self._plans: list[tuple[Game, list[int]]] = []  # (world, remaining winning line)
-        self._visited: set[bytes] = set()  # positions already played through, as the player sees them
+        self._visited: set[int] = set()  # position hashes (as the player sees them) already played through
         self.solves = 0  # solver calls this game (for diagnostics)
 
     def act(self, view: PlayerView) -> int:
         if self.scout and scouting_draw(view):
             return core.DRAW
         self._plans = [(world, line) for world, line in self._plans if line and view.matches(world)]
-        self._visited.add(position_key(view.sample_world(0)))  # hidden cards are masked out of the key
+        self._visited.add(view.position_hash())
         if len(self._plans) < max(self.keep, 1) or self.keep == 0:
             self._plans = self._solve_worlds(view)
         if self._plans:
@@ -145,7 +146,7 @@ class DeterminizedAgent(Agent):
         """``action`` leads to a position already visited (it turns no card up, so this is exact)."""
         child = self._plans[0][0].copy()
         child.step(action)
-        return position_key(child) in self._visited
+        return int(position_hash(child._state, child._rules_array)) in self._visited
 
     def _solve_each(self, worlds: list[Game], nodes: int) -> tuple[list[tuple[Game, list[int]]], list[Game]]:
         """``(winning plans, worlds the budget left undecided)``."""
@@ -171,10 +172,3 @@ def scouting_draw(view: PlayerView) -> bool:
     """
     return view.rules.max_passes is None and core.DRAW in view.legal_actions and UNKNOWN in view.stock
 
-
-def position_key(game: Game) -> bytes:
-    """What the player knows of a position, with the pass count only where it can matter."""
-    state = public_state(game)
-    if game.rules.max_passes is None:
-        state[core.RECYCLES] = min(int(state[core.RECYCLES]), 1)  # first pass or not
-    return state.tobytes()

@@ -139,24 +139,6 @@ def test_policy_agent_refuses_full_observations(tiny_model, tmp_path):
         make_agent(f"policy:path={tmp_path / 'model.zip'}")
 
 
-def test_position_key_hides_hidden_cards_and_ignores_recycle_count():
-    from agents.determinized import position_key
-    from klondike_env.core import DRAW, RECYCLE
-
-    game = Game.new(9)
-    assert position_key(game) == position_key(game.sample_world(1))
-    after_cycle = game.copy()
-    while DRAW in after_cycle.legal_actions():
-        after_cycle.step(DRAW)
-    after_cycle.step(RECYCLE)
-    twice = after_cycle.copy()
-    while DRAW in twice.legal_actions():
-        twice.step(DRAW)
-    twice.step(RECYCLE)
-    assert position_key(twice) == position_key(after_cycle)  # unlimited passes: the count cannot matter
-    assert position_key(after_cycle) != position_key(game)  # the stock is known now
-
-
 @pytest.mark.parametrize("max_passes,scouts", [(None, True), (3, False)])
 def test_determinized_first_looks_through_the_stock_when_passes_are_free(max_passes, scouts):
     record = play_deals("determinized:samples=2,nodes=1000", [4], Rules(max_passes=max_passes), seed=0,

@@ -307,3 +307,40 @@ def test_plot_and_summary_from_tensorboard_events(tiny_run, tmp_path):
     assert run_summary(tiny_run).startswith("256 env steps; median steps/s")
     with pytest.raises(PlotError, match="no TensorBoard events"):
         plot_run(tmp_path)
+
+
+# --- fine-tuning and the loop breaker -------------------------------------------------
+def test_init_model_starts_a_run_from_saved_weights(tiny_run, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    start = MaskablePPO.load(tiny_run / "model.zip")
+    tuned = train(tiny_config(f"train.init_model={tiny_run / 'model.zip'}", "train.total_timesteps=1",
+                              "train.eval_freq=0", "train.final_eval_deals=0", "policy.no_repeat=true"),
+                  runs_root=tmp_path, verbose=0)
+    # one rollout of PPO moved the weights a little from the loaded ones, not from a fresh init
+    tuned_model = MaskablePPO.load(tuned / "model.zip")
+    distances = [float(np.abs(tensor.numpy() - tuned_model.policy.state_dict()[name].numpy()).max())
+                 for name, tensor in start.policy.state_dict().items()]
+    fresh = train(tiny_config("train.total_timesteps=1", "train.eval_freq=0", "train.final_eval_deals=0"),
+                  runs_root=tmp_path / "fresh", verbose=0)
+    fresh_model = MaskablePPO.load(fresh / "model.zip")
+    fresh_distances = [float(np.abs(tensor.numpy() - fresh_model.policy.state_dict()[name].numpy()).max())
+                       for name, tensor in start.policy.state_dict().items()]
+    assert max(distances) < max(fresh_distances)
+
+
+def test_init_model_errors_name_the_key(tmp_path):
+    with pytest.raises(ConfigError, match="train.init_model: model file .* not found"):
+        train(tiny_config("train.init_model=nowhere/model.zip"), runs_root=tmp_path, verbose=0)
+
+
+def test_no_repeat_policy_agent_plays_legal_moves(tiny_run):
+    from agents.evaluation import play_game
+    from agents.registry import make_agent
+    from klondike_env import Rules
+
+    agent = make_agent(f"policy:path={tiny_run / 'model.zip'},no_repeat=true")
+    assert agent.no_repeat is True
+    records = [play_game(agent, deal, Rules(), seed=0, max_moves=150) for deal in range(1, 4)]
+    assert sum(record.moves for record in records) > 100
+    assert make_agent(f"policy:path={tiny_run / 'model.zip'}").no_repeat is False  # the run's policy.no_repeat
