@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from agents.base import UNKNOWN, Agent, DealInfo, PlayerView
 from klondike_env import core
-from agents.greedy import GreedyAgent
+from agents.greedy import GreedyAgent, move_priority
 from klondike_env.game import Game
 from klondike_env.move_memory import position_hash
 from klondike_env.solver import SolveStatus, solve
@@ -47,6 +47,8 @@ class DeterminizedAgent(Agent):
         "retry": (int, 4, "when no world is won, solve the undecided ones again with this many times the nodes (0: off)"),
         "scout": (bool, True, "with unlimited passes, first draw through the stock once to see every talon card"),
         "reveal_margin": (int, 0, "prefer a move that turns a card up if it wins in at least (best - this) worlds (0: off)"),
+        "tiebreak": (str, "solver", "among moves winning in as many worlds: 'solver' (the move most solutions start "
+                                    "with, then the lowest id) or 'greedy' (the greedy agent's priority first)"),
     }
 
     def __init__(self, **options):
@@ -55,6 +57,11 @@ class DeterminizedAgent(Agent):
             from agents.base import AgentOptionError
 
             raise AgentOptionError(f"bad value {self.samples} for option 'samples' of agent 'determinized': must be >= 1")
+        if self.tiebreak not in ("solver", "greedy"):
+            from agents.base import AgentOptionError
+
+            raise AgentOptionError(f"bad value {self.tiebreak!r} for option 'tiebreak' of agent 'determinized': "
+                                   "allowed values are solver, greedy")
         self._fallback = GreedyAgent()
 
     def reset(self, deal: DealInfo) -> None:
@@ -115,7 +122,12 @@ class DeterminizedAgent(Agent):
         else:
             found = lines
         legal = set(view.legal_actions)
-        ranked = sorted(found, key=lambda a: (-len(found[a]), -len(lines[a]), a))
+        if self.tiebreak == "greedy":
+            previous = self._fallback._previous
+            ranked = sorted(found, key=lambda a: (-len(found[a]), -move_priority(view, view.effect(a), previous)
+                                                  if a in legal else 0, -len(lines.get(a, ())), a))
+        else:
+            ranked = sorted(found, key=lambda a: (-len(found[a]), -len(lines[a]), a))
         # never walk back into a position already played through: different samples can
         # favour opposite moves, and alternating between them would loop forever
         playable = [a for a in ranked if a in legal and not self._repeats(a)]
