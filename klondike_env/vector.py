@@ -188,11 +188,11 @@ class KlondikeBatch:
         self.num_threads = int(num_threads)
         self.config = EnvConfig(**kwargs)
         self.num_envs = n = int(num_envs)
-        size = self.config.observation_space.shape[0]
+        size, dtype = self.config.observation_space.shape[0], self.config.observation_space.dtype
         self.states = np.zeros((n, core.STATE_SIZE), np.int32)
         self.masks = np.zeros((n, core.NUM_ACTIONS), np.int8)
-        self.observations = np.zeros((n, size), np.float32)
-        self.final_observations = np.zeros((n, size), np.float32)
+        self.observations = np.zeros((n, size), dtype)
+        self.final_observations = np.zeros((n, size), dtype)
         self.final_stats = np.zeros((n, NUM_STATS), np.int64)
         self.counters = np.zeros((n, COUNTERS), np.int64)
         self.deals = np.zeros(n, np.uint64)

@@ -169,7 +169,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         env = make_train_env(config)
         model = MaskablePPO(
             "MlpPolicy", env, seed=train_config["seed"], device=train_config["device"],
-            policy_kwargs=policy_kwargs(config["policy"]), verbose=0, **algo_kwargs(config["algo"]),
+            policy_kwargs=policy_kwargs(config["policy"], config["env"]), verbose=0, **algo_kwargs(config["algo"]),
         )
     else:
         model, env = _restore(run_dir, config, stateful)
