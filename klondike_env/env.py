@@ -58,7 +58,7 @@ def begin_game(state, rules, counters, mask):
 def start_game(state, rules, int_params, counters, mask, obs):
     """Finish a reset: ``state`` holds an opening position; fill counters, mask and observation."""
     begin_game(state, rules, counters, mask)
-    encode(state, rules, int_params[I_MODE], obs)
+    encode(state, rules, mask, int_params[I_MODE], obs)
 
 
 @njit(cache=True)
@@ -71,7 +71,7 @@ def step_game(state, rules, action, int_params, float_params, counters, mask, ob
     """
     reward, flags = play_step(state, rules, action, int_params, float_params, counters, mask)
     if flags & OUT_ILLEGAL == 0:
-        encode(state, rules, int_params[I_MODE], obs)
+        encode(state, rules, mask, int_params[I_MODE], obs)
     return reward, flags
 
 

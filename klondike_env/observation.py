@@ -403,7 +403,7 @@ def _write_talon(state, draw_count, recycle_allowed, mode, hidden, obs):
 
 
 @njit(cache=True)
-def _write_action_features(state, rules, obs, offset):
+def _write_action_features(state, rules, mask, obs, offset):
     """What each legal action visibly does (the ``F_*`` slots), from ``offset`` on.
 
     Only face-up cards, counts and foundations are read, as a player sees them, so
@@ -411,8 +411,6 @@ def _write_action_features(state, rules, obs, offset):
     have to learn to read off the card planes: which moves turn a card up, go home, etc.
     """
     fractions = _tables(obs)[0]
-    mask = np.zeros(core.NUM_ACTIONS, np.int8)
-    core.legal_mask(state, rules, mask)
     for action in range(core.NUM_ACTIONS):
         if mask[action] == 0:
             continue
@@ -459,9 +457,13 @@ def _write_action_features(state, rules, obs, offset):
 
 
 @njit(cache=True)
-def encode(state, rules, mode, obs):
+def encode(state, rules, mask, mode, obs):
     """Write the observation of ``state`` in mode ``mode`` (an int) into ``obs`` (float32 or uint8:
-    the values or their numerators, :func:`observation_divisors`)."""
+    the values or their numerators, :func:`observation_divisors`).
+
+    ``mask`` is the legal mask of ``state`` (core.legal_mask), which every caller holds; the
+    "+actions" modes read it (computing it again cost about a third of their encoding).
+    """
     # the rules' one verdict the planes need, asked once, from numbers (no array passed:
     # no reference counting)
     recycle_allowed = core.recycle_allowed_after(state[core.RECYCLES], rules[core.RULE_MAX_PASSES])
@@ -472,18 +474,19 @@ def encode(state, rules, mode, obs):
     if mode & WITH_ACTIONS:
         offset = _planes_size(mode)
         _zero(obs, offset, _size(mode))
-        _write_action_features(state, rules, obs, offset)
+        _write_action_features(state, rules, mask, obs, offset)
 
 
 @njit(cache=True)
-def encode_batch(states, rules, mode, observations):
-    """:func:`encode` for every row of ``states`` into the rows of ``observations``."""
+def encode_batch(states, rules, masks, mode, observations):
+    """:func:`encode` for every row of ``states`` (legal masks ``masks``) into the rows of ``observations``."""
     for row in range(states.shape[0]):
-        encode(states[row], rules, mode, observations[row])
+        encode(states[row], rules, masks[row], mode, observations[row])
 
 
 def observe(game, mode: str = "information", dtype="float32") -> np.ndarray:
     """The observation of a :class:`~klondike_env.game.Game`, as the env returns it (``dtype``: float32 or uint8)."""
     obs = np.empty(observation_size(mode), check_dtype(dtype))
-    encode(game._state, game._rules_array, mode_id(mode), obs)
+    game._update_legal()  # the cached mask, for the "+actions" modes
+    encode(game._state, game._rules_array, game._mask, mode_id(mode), obs)
     return obs

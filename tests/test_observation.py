@@ -193,7 +193,8 @@ def test_batched_encoding_equals_single():
     rules = Rules().as_array()
     for mode in OBSERVATION_MODES:
         out = np.zeros((16, observation_size(mode)), np.float32)
-        ob.encode_batch(states, rules, ob.mode_id(mode), out)
+        masks = np.stack([game.action_mask() for game in games]).astype(np.int8)
+        ob.encode_batch(states, rules, masks, ob.mode_id(mode), out)
         assert np.array_equal(out, np.stack([observe(game, mode) for game in games]))
 
 
@@ -313,11 +314,12 @@ def test_uint8_space_batch_and_strided_arrays():
         singles = np.stack([observe(game, mode, "uint8") for game in games])
         assert all(space.contains(row) for row in singles)
         batch = np.zeros((len(games), observation_size(mode)), np.uint8)
-        ob.encode_batch(states, games[0]._rules_array, ob.mode_id(mode), batch)
+        masks = np.stack([game.action_mask() for game in games]).astype(np.int8)
+        ob.encode_batch(states, games[0]._rules_array, masks, ob.mode_id(mode), batch)
         assert np.array_equal(batch, singles)
         # a strided array takes the entry-by-entry path instead of word stores: the same numbers
         strided = np.zeros(2 * observation_size(mode), np.uint8)[::2]
-        ob.encode(games[3]._state, games[3]._rules_array, ob.mode_id(mode), strided)
+        ob.encode(games[3]._state, games[3]._rules_array, masks[3], ob.mode_id(mode), strided)
         assert np.array_equal(strided, singles[3])
 
 
