@@ -320,17 +320,26 @@ def test_uint8_extractors_see_the_float32_observation(observation, extractor_nam
         ScaledFlattenExtractor(spaces["float32"], observation)
 
 
-def test_uint8_run_trains_and_its_policy_agent_sends_uint8(tmp_path):
+def test_uint8_run_learns_the_float32_runs_weights_and_its_agent_sends_uint8(tmp_path):
+    """The network sees the same numbers, so the same seed gives the same weights, bit for bit."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
     from agents.evaluation import play_game
     from agents.registry import make_agent
     from agents.training.networks import ScaledFlattenExtractor
     from klondike_env import Rules
 
-    run_dir = train(tiny_config("env.observation_dtype=uint8", "train.total_timesteps=128",
-                                "train.final_eval_deals=0", "train.eval_freq=0"),
-                    runs_root=tmp_path, verbose=0)
-    assert yaml.safe_load((run_dir / "config.yaml").read_text())["env"]["observation_dtype"] == "uint8"
-    agent = make_agent(f"policy:path={run_dir / 'model.zip'}")
+    weights, run_dirs = {}, {}
+    for dtype in ("float32", "uint8"):
+        run_dirs[dtype] = train(tiny_config(f"env.observation_dtype={dtype}", "train.final_eval_deals=0",
+                                            "train.eval_freq=0"), runs_root=tmp_path / dtype, verbose=0)
+        policy = MaskablePPO.load(run_dirs[dtype] / "model.zip", device="cpu").policy
+        weights[dtype] = {name: value for name, value in policy.state_dict().items() if "divisors" not in name}
+    assert weights["float32"].keys() == weights["uint8"].keys()
+    assert all(torch.equal(value, weights["uint8"][name]) for name, value in weights["float32"].items())
+    assert yaml.safe_load((run_dirs["uint8"] / "config.yaml").read_text())["env"]["observation_dtype"] == "uint8"
+    agent = make_agent(f"policy:path={run_dirs['uint8'] / 'model.zip'}")
     assert agent.observation_dtype == "uint8"
     assert isinstance(agent.model.policy.features_extractor, ScaledFlattenExtractor)
     assert play_game(agent, 3, Rules(), seed=0, max_moves=40).moves > 0
