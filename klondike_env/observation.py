@@ -60,7 +60,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 from numba import njit, types
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 
 from klondike_env import core
 
@@ -231,11 +231,6 @@ _BYTE_BITS = {
 }
 
 
-# row b: bit i of b in byte i of a little-endian word, the 8 uint8 entries of byte b of a card set
-_BYTE_SPREAD = np.array([sum(((byte >> bit) & 1) << (8 * bit) for bit in range(8)) for byte in range(256)],
-                        np.uint64)
-
-
 def _tables(obs):
     """``(fractions, byte_bits)`` in the dtype of ``obs`` (compiled code only, see :func:`_tables_of`)."""
     raise NotImplementedError("_tables is called from compiled code only")
@@ -270,12 +265,20 @@ def _write_scalars(state, recycle_allowed, obs):
 
 
 @njit(cache=True, inline="always")
-def _card_set(state, start, stop):
-    """The cards ``state[start:stop]`` as a card set."""
-    cards = np.int64(0)
-    for i in range(start, stop):
-        cards |= np.int64(1) << state[i]
-    return cards
+def _column_sets(state, base, down, length):
+    """A column's face-down and face-up cards as card sets.
+
+    One loop over the column with selects rather than one loop per set: a loop exit that
+    differs game by game is a mispredicted branch, and one fewer per column measured 5-15%
+    off ``encode_batch`` on varied positions.
+    """
+    face_down = np.int64(0)
+    face_up = np.int64(0)
+    for depth in range(length):
+        bit = np.int64(1) << state[base + depth]
+        face_down |= bit if depth < down else np.int64(0)
+        face_up |= bit if depth >= down else np.int64(0)
+    return face_down, face_up
 
 
 @njit(cache=True, inline="always")
@@ -285,54 +288,15 @@ def _zero(obs, start, stop):
         obs[index] = 0
 
 
-@intrinsic
-def _store_word(typingctx, obs, index, word):
-    """``word``'s bytes into ``obs[index:]`` (a C-contiguous uint8 array), one unaligned store."""
-    if not (isinstance(obs, types.Array) and obs.dtype == types.uint8 and obs.layout == "C"
-            and isinstance(index, types.Integer) and isinstance(word, types.Integer)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        array, position, value = args
-        data = context.make_array(signature.args[0])(context, builder, array).data
-        target = builder.bitcast(builder.gep(data, [position]), value.type.as_pointer())
-        builder.store(value, target, align=1)
-        return context.get_dummy_value()
-
-    return types.void(obs, index, word), codegen
-
-
-def _write_bits(obs, index, bits, count):
-    """``obs[index + i]`` := bit ``i`` of ``bits`` for i < ``count`` (compiled code only)."""
-    raise NotImplementedError("_write_bits is called from compiled code only")
-
-
-@overload(_write_bits, inline="always")
-def _write_bits_of(obs, index, bits, count):
-    # uint8 rows: one 8- or 4-byte store from _BYTE_SPREAD instead of byte stores (LLVM does
-    # not merge those; float32 rows it already copies 8 floats at a time from the table)
-    if isinstance(obs, types.Array) and obs.dtype == types.uint8 and obs.layout == "C":
-        def write_words(obs, index, bits, count):
-            if count == 8:
-                _store_word(obs, index, _BYTE_SPREAD[bits])
-            else:  # count <= 4
-                _store_word(obs, index, np.uint32(_BYTE_SPREAD[bits & 15]))
-        return write_words
-
-    def write_entries(obs, index, bits, count):
-        byte_bits = _tables(obs)[1]
-        for bit in range(count):
-            obs[index + bit] = byte_bits[bits, bit]
-    return write_entries
-
-
 @njit(cache=True, inline="always")
 def _write_plane(plane, cards, obs):
     """Plane ``plane`` := the card set ``cards`` (1 for a card in it, else 0), all 52 entries."""
+    byte_bits = _tables(obs)[1]
     base = _plane_index(plane, 0)
-    for byte in range(core.NUM_CARDS // 8):
-        _write_bits(obs, base + 8 * byte, (cards >> (8 * byte)) & 255, 8)
-    _write_bits(obs, base + core.NUM_CARDS // 8 * 8, cards >> (core.NUM_CARDS // 8 * 8), core.NUM_CARDS % 8)
+    for byte in range(core.NUM_CARDS // 8 + 1):
+        bits = (cards >> (8 * byte)) & 255
+        for bit in range(min(8, core.NUM_CARDS - 8 * byte)):
+            obs[base + 8 * byte + bit] = byte_bits[bits, bit]
 
 
 @njit(cache=True, inline="always")
@@ -347,8 +311,8 @@ def _write_tableau(state, mode, obs):
         base = core.TABLEAU + core.COLUMN_SLOTS * col
         down = state[core.COLUMN_DOWN + col]
         length = state[core.COLUMN_LENGTH + col]
-        _write_plane(P_COLUMN_UP + col, _card_set(state, base + down, base + length), obs)
-        face_down = _card_set(state, base, base + down)
+        face_down, face_up = _column_sets(state, base, down, length)
+        _write_plane(P_COLUMN_UP + col, face_up, obs)
         hidden |= face_down
         if full:
             _write_plane(P_COLUMN_DOWN + col, face_down, obs)
@@ -381,9 +345,16 @@ def _write_talon(state, draw_count, recycle_allowed, mode, hidden, obs):
     # undrawn stock of the first pass; after a recycle the whole talon has been seen
     unseen_from = waste_length if state[core.RECYCLES] == 0 else talon_length
     shown_to = talon_length if mode == MODE_FULL else unseen_from
-    _write_plane(P_WASTE, _card_set(state, core.TALON, core.TALON + waste_length), obs)
-    _write_plane(P_STOCK, _card_set(state, core.TALON + waste_length, core.TALON + shown_to), obs)
-    _write_plane(P_HIDDEN, hidden | _card_set(state, core.TALON + unseen_from, core.TALON + talon_length), obs)
+    # one pass with selects, as in _column_sets
+    waste, stock = np.int64(0), np.int64(0)
+    for i in range(talon_length):
+        bit = np.int64(1) << state[core.TALON + i]
+        waste |= bit if i < waste_length else np.int64(0)
+        stock |= bit if waste_length <= i < shown_to else np.int64(0)
+        hidden |= bit if i >= unseen_from else np.int64(0)
+    _write_plane(P_WASTE, waste, obs)
+    _write_plane(P_STOCK, stock, obs)
+    _write_plane(P_HIDDEN, hidden, obs)
     order = _plane_index(P_TALON_ORDER, 0)
     _zero(obs, order, order + core.NUM_CARDS)
     fractions = _tables(obs)[0]

@@ -317,7 +317,7 @@ def test_uint8_space_batch_and_strided_arrays():
         masks = np.stack([game.action_mask() for game in games]).astype(np.int8)
         ob.encode_batch(states, games[0]._rules_array, masks, ob.mode_id(mode), batch)
         assert np.array_equal(batch, singles)
-        # a strided array takes the entry-by-entry path instead of word stores: the same numbers
+        # a strided (non-contiguous) array gets the same numbers
         strided = np.zeros(2 * observation_size(mode), np.uint8)[::2]
         ob.encode(games[3]._state, games[3]._rules_array, masks[3], ob.mode_id(mode), strided)
         assert np.array_equal(strided, singles[3])
