@@ -67,15 +67,24 @@ def random_legal_actions(masks, uniforms, actions):
                 break
 
 
-def best_of(runs: int, measure):
-    """Each column's best over ``runs`` calls of ``measure()`` (a tuple of rates), or None without a result.
+def best_of_each(runs: int, measures) -> list:
+    """For each of ``measures`` (functions returning a tuple of rates, or None without a result),
+    each column's best over ``runs`` calls; the measures take turns run after run.
 
-    The machine is shared: the best run is the one least slowed by other jobs.
+    The machine is shared: the best run is the one least slowed by other jobs, and taking
+    turns lets compared paths see the same mix of them.
     """
-    results = [measure() for _ in range(runs)]
-    if results[0] is None:
-        return None
-    return tuple(max(column) for column in zip(*results))
+    results = [[] for _ in measures]
+    for _ in range(runs):
+        for measured, measure in zip(results, measures):
+            measured.append(measure())
+    return [None if measured[0] is None else tuple(max(column) for column in zip(*measured))
+            for measured in results]
+
+
+def best_of(runs: int, measure):
+    """:func:`best_of_each` of one measure."""
+    return best_of_each(runs, [measure])[0]
 
 
 def batch_rate(num_envs: int, batch_steps: int, num_threads: int = 1, dtype: str = "float32") -> tuple[float, float]:
@@ -346,13 +355,14 @@ def run(quick: bool = False) -> str:
     row("`KlondikeEnv.step` (obs + mask + info dict)", *best_of(runs, lambda: single_env_rate(
         20_000 if quick else 200_000)))
     total_steps = 200_000 if quick else 2_000_000
-    for dtype in DTYPES:
-        for num_envs in (64, 256, 1024):
-            cpu, wall, memory = best_of(runs, lambda: batched_rate(num_envs, max(total_steps // num_envs, 20), 1,
-                                                                   dtype))
+    for num_envs in (64, 256, 1024):  # the dtypes taking turns
+        steps = max(total_steps // num_envs, 20)
+        measured = best_of_each(runs, [lambda dtype=dtype: batched_rate(num_envs, steps, 1, dtype) for dtype in DTYPES])
+        for dtype, (cpu, wall, memory) in zip(DTYPES, measured):
             row(f"`KlondikeVectorEnv` N={num_envs}, {dtype} obs", cpu, wall, f"{memory:,} B")
-    for dtype in DTYPES:
-        sb3 = best_of(runs, lambda: sb3_rate(256, max(total_steps // 256, 20), dtype))
+    steps = max(total_steps // 256, 20)
+    for dtype, sb3 in zip(DTYPES, best_of_each(runs, [lambda dtype=dtype: sb3_rate(256, steps, dtype)
+                                                      for dtype in DTYPES])):
         if sb3 is not None:
             row(f"SB3 `KlondikeVecEnv` N=256 (info dicts), {dtype} obs", *sb3)
     threads = thread_table(runs, max(total_steps // 1024, 20), reference, wall_reference)
