@@ -303,6 +303,11 @@ def test_the_divisors_are_the_documented_ones():
     features = divisors[observation_size("full"):].reshape(87, ob.ACTION_FEATURES)
     assert set(features[:, ob.F_CARDS]) == {13}
     assert set(np.delete(features, ob.F_CARDS, axis=1).ravel()) == {1}
+    # every k / d the float32 kernels write (np.float32 of the float64 quotient) is the
+    # float32 division of k by d: dividing uint8 numerators is exact for any position
+    for d in (1, 6, 10, 13, 19, 24):
+        for k in range(25):
+            assert np.float32(k) / np.float32(d) == np.float32(k / d), (k, d)
 
 
 def test_uint8_space_batch_and_strided_arrays():
