@@ -125,10 +125,10 @@ class PlayerView:
         def sample_world(rng=None) -> Game:
             return snapshot.sample_world(rng)
 
-        def observe(mode: str = "information") -> np.ndarray:
+        def observe(mode: str = "information", dtype: str = "float32") -> np.ndarray:
             from klondike_env.observation import observe as build_observation
 
-            return build_observation(snapshot, mode=mode)
+            return build_observation(snapshot, mode=mode, dtype=dtype)
 
         def name(action: int) -> str:
             return action_name(action, snapshot)
@@ -170,8 +170,9 @@ class PlayerView:
         """
         return self._sample_world(rng)
 
-    def observe(self, mode: str = "information") -> np.ndarray:
-        """The environment's observation of this position (``klondike_env.observation.observe``).
+    def observe(self, mode: str = "information", dtype: str = "float32") -> np.ndarray:
+        """The environment's observation of this position (``klondike_env.observation.observe``;
+        ``dtype`` as the env's ``observation_dtype``).
 
         Modes ``"full"`` and ``"full+actions"`` show the hidden cards, so a view refuses them.
         """
@@ -180,7 +181,7 @@ class PlayerView:
                 f"observation mode {mode!r} shows hidden cards; a player view allows 'information' and 'visible'"
                 " (each optionally with '+actions')"
             )
-        return self._observe(mode)
+        return self._observe(mode, dtype)
 
     def action_name(self, action: int) -> str:
         """Readable name of an action here (``"waste 7D -> col 3"``)."""

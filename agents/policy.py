@@ -1,8 +1,9 @@
 """``policy``: plays a trained stable-baselines3 / sb3-contrib model (MaskablePPO by default).
 
 ``policy:path=runs/ppo-.../model.zip`` loads the model; the run's ``config.yaml`` (next to the
-zip or one folder up, as ``scripts/train.py`` writes it) tells which observation mode and
-rules it was trained with, so observations are built the same way. Each turn the agent
+zip or one folder up, as ``scripts/train.py`` writes it) tells which observation mode, dtype
+(``observation_dtype``; float32 for runs older than the option) and rules it was trained
+with, so observations are built the same way. Each turn the agent
 calls ``model.predict(obs, action_masks=mask, deterministic=...)``: the masked greedy action,
 or a masked sample with ``deterministic=false``. torch and sb3 are imported only here.
 """
@@ -57,6 +58,7 @@ class PolicyAgent(Agent):
         self.config_path = config_path
         self.trained_rules = {key: env[key] for key in RULE_KEYS if key in env}
         self.mode = self.observation or env.get("observation", "information")
+        self.observation_dtype = env.get("observation_dtype", "float32")
         if reveals_hidden_cards(self.mode):
             raise AgentOptionError(
                 f"this model reads {self.mode!r} observations, which show the hidden cards: it cannot be scored as a player"
@@ -83,7 +85,8 @@ class PolicyAgent(Agent):
         if self._memory is not None:
             position = [view.position_hash()]
             mask = self._memory.untried([0], position, mask[None])[0]
-        action, _ = self.model.predict(view.observe(self.mode), action_masks=mask.astype(bool), deterministic=self.deterministic)
+        observation = view.observe(self.mode, self.observation_dtype)
+        action, _ = self.model.predict(observation, action_masks=mask.astype(bool), deterministic=self.deterministic)
         if self._memory is not None:
             self._memory.played([0], position, [action])
         return int(action)

@@ -12,7 +12,7 @@ from numba import njit
 
 from klondike_env import core
 from klondike_env.game import Game, IllegalActionError, action_name
-from klondike_env.observation import encode, mode_id, observation_space, reveals_hidden_cards
+from klondike_env.observation import check_dtype, encode, mode_id, observation_space, reveals_hidden_cards
 from klondike_env.rules import Rules
 
 REWARDS = ("progress", "win", "standard", "vegas")
@@ -58,7 +58,7 @@ def begin_game(state, rules, counters, mask):
 def start_game(state, rules, int_params, counters, mask, obs):
     """Finish a reset: ``state`` holds an opening position; fill counters, mask and observation."""
     begin_game(state, rules, counters, mask)
-    encode(state, rules, int_params[I_MODE], obs)
+    encode(state, rules, mask, int_params[I_MODE], obs)
 
 
 @njit(cache=True)
@@ -71,7 +71,7 @@ def step_game(state, rules, action, int_params, float_params, counters, mask, ob
     """
     reward, flags = play_step(state, rules, action, int_params, float_params, counters, mask)
     if flags & OUT_ILLEGAL == 0:
-        encode(state, rules, int_params[I_MODE], obs)
+        encode(state, rules, mask, int_params[I_MODE], obs)
     return reward, flags
 
 
@@ -142,7 +142,8 @@ class EnvConfig:
     """The validated keyword arguments shared by :class:`KlondikeEnv` and the batched envs."""
 
     KEYWORDS = (
-        "draw_count", "max_passes", "empty_column", "foundation_to_tableau", "observation", "reward",
+        "draw_count", "max_passes", "empty_column", "foundation_to_tableau", "observation", "observation_dtype",
+        "reward",
         "foundation_reward", "flip_reward", "win_reward", "max_episode_steps", "no_progress_steps",
         "illegal_action", "illegal_penalty", "render_mode", "deals",
     )
@@ -156,6 +157,7 @@ class EnvConfig:
         self.rules = Rules.from_options({k: kwargs[k] for k in ("draw_count", "max_passes", "empty_column",
                                                                  "foundation_to_tableau") if k in kwargs})
         self.observation = kwargs.get("observation", "information")
+        self.observation_dtype = check_dtype(kwargs.get("observation_dtype", "float32"))
         self.reward = kwargs.get("reward", "progress")
         if self.reward not in REWARDS:
             raise ValueError(f"unknown reward {self.reward!r}: allowed are {', '.join(map(repr, REWARDS))}")
@@ -183,7 +185,7 @@ class EnvConfig:
         self.render_mode = kwargs.get("render_mode")
         self.deals = _deal_list(kwargs.get("deals"))
         self.rules_array = self.rules.as_array()
-        self.observation_space = observation_space(self.observation)
+        self.observation_space = observation_space(self.observation, self.observation_dtype)
 
 
 def _optional_positive(value, name):
@@ -233,7 +235,12 @@ class KlondikeEnv(gym.Env):
     appended (``"information+actions"``); the slices are documented in
     :mod:`klondike_env.observation`. ``"information"`` and ``"visible"`` never depend on
     where a hidden card lies. ``"full"`` SHOWS THE HIDDEN CARDS (Thoughtful Klondike),
-    for curricula and oracles only.
+    for curricula and oracles only. With ``observation_dtype="uint8"`` the space is
+    ``Box(0, 255, (n,), uint8)`` and each entry holds its value's integer numerator
+    (every value is k / d for a small integer k and a fixed divisor d: counts / 6, / 13,
+    / 24, / 10, 0/1 planes, talon index / 24, depth / 19): a quarter of the bytes, and
+    ``obs / observation_divisors(mode)`` (float32) gives the float32 observation bit for
+    bit (:func:`klondike_env.observation.observation_divisors`).
 
     ## Rewards
     ``reward="progress"`` (default): ``foundation_reward`` (0.1) per card onto a
@@ -261,7 +268,9 @@ class KlondikeEnv(gym.Env):
 
     ## Arguments
     ``draw_count=3, max_passes=None, empty_column="king", foundation_to_tableau=True``
-    (the rules); ``observation="information"``; ``reward="progress"`` with
+    (the rules); ``observation="information"``; ``observation_dtype="float32"`` (or
+    ``"uint8"``: the observation's integer numerators, see Observation Space);
+    ``reward="progress"`` with
     ``foundation_reward=0.1, flip_reward=0.05, win_reward=1.0``;
     ``max_episode_steps=500``; ``no_progress_steps=None``;
     ``illegal_action="penalty"`` (or ``"raise"``: raise
@@ -272,7 +281,8 @@ class KlondikeEnv(gym.Env):
     own ``TimeLimit(m)`` on top of the env's limit.
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version. Later, with observations unchanged by default: the
+      ``observation_dtype`` keyword (``"uint8"`` observations).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -290,7 +300,7 @@ class KlondikeEnv(gym.Env):
         self.observation_space = config.observation_space
         self.game = Game.new(0, self.rules)
         self._mask = np.zeros(core.NUM_ACTIONS, np.int8)
-        self._obs = np.zeros(self.observation_space.shape, np.float32)
+        self._obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
         self._counters = np.zeros(COUNTERS, np.int64)
         self._next_deal_index = 0
         self._needs_reset = True

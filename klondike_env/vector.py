@@ -46,9 +46,9 @@ def _next_deal(row, deal_list, deal_cursor, streams):
 
 
 @njit(cache=True, inline="always")
-def save_final(state, rules, mode, final_observation, final_stat):
+def save_final(state, rules, mask, mode, final_observation, final_stat):
     """What a finished game ends with: its last observation and stats (before it is re-dealt)."""
-    encode(state, rules, mode, final_observation)
+    encode(state, rules, mask, mode, final_observation)
     final_stat[STAT_FOUNDATION] = core.foundation_total(state)
     final_stat[STAT_MOVES] = state[core.MOVES]
     final_stat[STAT_PASSES] = state[core.RECYCLES] + 1
@@ -68,7 +68,7 @@ def reset_batch(states, rules, int_params, counters, masks, observations, deals)
     for row in range(states.shape[0]):
         core.init_state_from_deal(deals[row], states[row])
         begin_game(states[row], rules, counters[row], masks[row])
-    encode_batch(states, rules, int_params[I_MODE], observations)
+    encode_batch(states, rules, masks, int_params[I_MODE], observations)
 
 
 # The per-game loop is written out in both kernels: a shared helper (inlined or not)
@@ -91,9 +91,9 @@ def step_batch(states, rules, actions, int_params, float_params, counters, masks
         rewards[row] = reward
         flags[row] = outcome
         if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
-            save_final(state, rules, mode, final_observations[row], final_stats[row])
+            save_final(state, rules, masks[row], mode, final_observations[row], final_stats[row])
             redeal(row, states, rules, counters, masks, deal_list, deal_cursor, streams, deals)
-    encode_batch(states, rules, mode, observations)
+    encode_batch(states, rules, masks, mode, observations)
 
 
 @njit(cache=True, parallel=True)
@@ -114,13 +114,13 @@ def step_batch_parallel(states, rules, actions, int_params, float_params, counte
         rewards[row] = reward
         flags[row] = outcome
         if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
-            save_final(state, rules, mode, final_observations[row], final_stats[row])
+            save_final(state, rules, masks[row], mode, final_observations[row], final_stats[row])
         else:
-            encode(state, rules, mode, observations[row])
+            encode(state, rules, masks[row], mode, observations[row])
     for row in range(num_games):
         if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
             redeal(row, states, rules, counters, masks, deal_list, deal_cursor, streams, deals)
-            encode(states[row], rules, mode, observations[row])
+            encode(states[row], rules, masks[row], mode, observations[row])
 
 
 @njit(cache=True)
@@ -188,11 +188,11 @@ class KlondikeBatch:
         self.num_threads = int(num_threads)
         self.config = EnvConfig(**kwargs)
         self.num_envs = n = int(num_envs)
-        size = self.config.observation_space.shape[0]
+        size, dtype = self.config.observation_space.shape[0], self.config.observation_space.dtype
         self.states = np.zeros((n, core.STATE_SIZE), np.int32)
         self.masks = np.zeros((n, core.NUM_ACTIONS), np.int8)
-        self.observations = np.zeros((n, size), np.float32)
-        self.final_observations = np.zeros((n, size), np.float32)
+        self.observations = np.zeros((n, size), dtype)
+        self.final_observations = np.zeros((n, size), dtype)
         self.final_stats = np.zeros((n, NUM_STATS), np.int64)
         self.counters = np.zeros((n, COUNTERS), np.int64)
         self.deals = np.zeros(n, np.uint64)

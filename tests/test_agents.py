@@ -128,6 +128,7 @@ def tiny_model(tmp_path_factory):
 def test_policy_agent_plays_legal_moves(tiny_model):
     agent = make_agent(f"policy:path={tiny_model / 'model.zip'}")
     assert agent.mode == "visible"  # read from the run's config.yaml
+    assert agent.observation_dtype == "float32"  # a config.yaml older than the option
     record = play_game(agent, 1, Rules(), seed=0, max_moves=100)
     assert record.ending in ENDINGS and record.moves <= 100
 

@@ -71,6 +71,7 @@ def test_registered_on_import_with_rules_as_keywords():
     ({"deals": [-1]}, "bad deal number -1"),
     ({"render_mode": "human"}, "bad render_mode 'human'"),
     ({"win_reward": "big"}, "bad win_reward 'big'"),
+    ({"observation_dtype": "float64"}, "^bad observation_dtype 'float64': allowed are 'float32', 'uint8'$"),
 ])
 def test_bad_arguments_are_clear_value_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -85,6 +86,9 @@ def test_gymnasium_check_env():
         warnings.simplefilter("error")  # the checker's warnings count as failures here
         check_env(gym.make("klondike_env/Klondike-v0").unwrapped, skip_render_check=False)
         check_env(gym.make("klondike_env/Klondike-v0", observation="visible", reward="standard").unwrapped)
+        check_env(gym.make("klondike_env/Klondike-v0", observation_dtype="uint8").unwrapped)
+        check_env(gym.make("klondike_env/Klondike-v0", observation="information+actions",
+                           observation_dtype="uint8").unwrapped)
 
 
 def test_stable_baselines3_check_env():
@@ -93,6 +97,11 @@ def test_stable_baselines3_check_env():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(KlondikeEnv(), warn=True)
+        check_env(KlondikeEnv(observation="full+actions", observation_dtype="uint8"), warn=True)
+    # a 1-D uint8 Box is not an image: SB3 neither transposes nor divides it by 255
+    from stable_baselines3.common.preprocessing import is_image_space
+
+    assert not is_image_space(KlondikeEnv(observation_dtype="uint8").observation_space)
 
 
 # --- reset -------------------------------------------------------------------------------

@@ -193,7 +193,8 @@ def test_batched_encoding_equals_single():
     rules = Rules().as_array()
     for mode in OBSERVATION_MODES:
         out = np.zeros((16, observation_size(mode)), np.float32)
-        ob.encode_batch(states, rules, ob.mode_id(mode), out)
+        masks = np.stack([game.action_mask() for game in games]).astype(np.int8)
+        ob.encode_batch(states, rules, masks, ob.mode_id(mode), out)
         assert np.array_equal(out, np.stack([observe(game, mode) for game in games]))
 
 
@@ -266,3 +267,68 @@ def test_action_features_say_what_each_move_does():
             for slot in seen:
                 seen[slot] += int(row[slot])
     assert all(count > 0 for count in seen.values()), seen  # every feature was exercised
+
+
+# --- observation_dtype="uint8": the integer numerators -----------------------------------
+def random_positions(count: int, seed: int, rules: Rules | None = None) -> list[Game]:
+    """``count`` positions of random play (openings to late games), under ``rules`` or every variant in turn."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for index in range(count):
+        game = Game.new(int(rng.integers(0, 2**63)), rules or ALL_RULES[index % len(ALL_RULES)])
+        for _ in random_playout(game, rng, int(rng.integers(0, 300))):
+            pass
+        games.append(game)
+    return games
+
+
+@pytest.mark.parametrize("mode", OBSERVATION_MODES)
+def test_uint8_numerators_divided_give_the_float32_observation_bit_for_bit(mode):
+    divisors = ob.observation_divisors(mode)
+    assert divisors.dtype == np.float32 and divisors.shape == (observation_size(mode),)
+    for game in random_positions(150, seed=OBSERVATION_MODES.index(mode)):
+        values, numerators = observe(game, mode), observe(game, mode, dtype="uint8")
+        assert numerators.dtype == np.uint8 and numerators.max() <= 24
+        rebuilt = numerators.astype(np.float32) / divisors
+        assert np.array_equal(rebuilt.view(np.uint32), values.view(np.uint32))  # bit for bit
+        assert np.array_equal(np.rint(values * divisors), numerators)  # and every numerator is used
+
+
+def test_the_divisors_are_the_documented_ones():
+    divisors = ob.observation_divisors("full+actions")
+    assert list(divisors[:17]) == [6] * 7 + [13] * 4 + [24, 24, 24, 1, 1, 10]
+    planes = divisors[ob.NUM_SCALARS:observation_size("full")].reshape(22, 52)
+    assert set(planes[ob.P_TALON_ORDER]) == {24} and set(planes[ob.P_DEPTH]) == {19}
+    assert set(np.delete(planes, [ob.P_TALON_ORDER, ob.P_DEPTH], axis=0).ravel()) == {1}
+    features = divisors[observation_size("full"):].reshape(87, ob.ACTION_FEATURES)
+    assert set(features[:, ob.F_CARDS]) == {13}
+    assert set(np.delete(features, ob.F_CARDS, axis=1).ravel()) == {1}
+    # every k / d the float32 kernels write (np.float32 of the float64 quotient) is the
+    # float32 division of k by d: dividing uint8 numerators is exact for any position
+    for d in (1, 6, 10, 13, 19, 24):
+        for k in range(25):
+            assert np.float32(k) / np.float32(d) == np.float32(k / d), (k, d)
+
+
+def test_uint8_space_batch_and_strided_arrays():
+    games = random_positions(12, seed=8, rules=Rules(draw_count=1, max_passes=2))
+    states = np.stack([game._state for game in games])
+    for mode in OBSERVATION_MODES:
+        space = observation_space(mode, "uint8")
+        assert space == ob.spaces.Box(0, 255, (observation_size(mode),), np.uint8)
+        singles = np.stack([observe(game, mode, "uint8") for game in games])
+        assert all(space.contains(row) for row in singles)
+        batch = np.zeros((len(games), observation_size(mode)), np.uint8)
+        masks = np.stack([game.action_mask() for game in games]).astype(np.int8)
+        ob.encode_batch(states, games[0]._rules_array, masks, ob.mode_id(mode), batch)
+        assert np.array_equal(batch, singles)
+        # a strided (non-contiguous) array gets the same numbers
+        strided = np.zeros(2 * observation_size(mode), np.uint8)[::2]
+        ob.encode(games[3]._state, games[3]._rules_array, masks[3], ob.mode_id(mode), strided)
+        assert np.array_equal(strided, singles[3])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int8", "f4x", None])
+def test_unknown_dtype_is_a_one_line_error(dtype):
+    with pytest.raises(ValueError, match=r"^bad observation_dtype .*: allowed are 'float32', 'uint8'$"):
+        observe(Game.new(0), "information", dtype)

@@ -186,6 +186,8 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
         ("env.draw_count=2", r"env: bad rules option draw_count=2: allowed values are 1 and 3"),
         ("env.observation=pixels", r"env: .*pixels"),
         ("env.reward=score", r"env: unknown reward 'score'"),
+        ("env.observation_dtype=float16", r"env: bad observation_dtype 'float16': allowed are 'float32', 'uint8'"),
+        ("env.observation_type=uint8", r"unknown key env\.observation_type \(did you mean 'observation_dtype'\?\)"),
         ("policy.activation_fn=swish", r"policy\.activation_fn must be one of relu, tanh"),
         ("policy.features_extractor=cnn", r"policy\.features_extractor must be one of mlp, cards"),
         ("policy.net_arch=[64, -1]", r"policy\.net_arch must be a list of layer sizes"),
@@ -267,6 +269,80 @@ def test_card_attention_extractor_shapes(observation):
     extractor = CardAttentionExtractor(space, embedding_dim=16, heads=2, layers=1)
     features = extractor(torch.as_tensor(np.stack([space.sample() for _ in range(3)])))
     assert features.shape == (3, extractor.features_dim) == (3, 48)
+
+
+@pytest.mark.parametrize("observation, extractor_name, kwargs", [
+    ("information", "mlp", {}),
+    ("visible+actions", "mlp", {}),
+    ("full", "cards", {"embedding_dim": 16, "heads": 2, "layers": 1}),
+])
+def test_uint8_extractors_see_the_float32_observation(observation, extractor_name, kwargs):
+    """uint8 numerators through the scaling extractor give the float32 run's features, bit for bit."""
+    import torch
+    from stable_baselines3.common.preprocessing import preprocess_obs
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from agents.training.networks import CardAttentionExtractor, ScaledFlattenExtractor, policy_kwargs
+    from klondike_env import Game
+    from klondike_env.observation import observation_space, observe
+
+    games = [Game.new(deal) for deal in range(20)]
+    rng = np.random.default_rng(0)
+    for game in games:
+        for _ in range(int(rng.integers(0, 120))):
+            legal = game.legal_actions()
+            if not legal:
+                break
+            game.step(int(rng.choice(legal)))
+    spaces = {dtype: observation_space(observation, dtype) for dtype in ("float32", "uint8")}
+    batches = {dtype: torch.as_tensor(np.stack([observe(game, observation, dtype) for game in games]))
+               for dtype in spaces}
+    policy = {"features_extractor": extractor_name, "net_arch": [8], "activation_fn": "relu", "ortho_init": True,
+              "card_embedding_dim": 16, "attention_heads": 2, "attention_layers": 1}
+    chosen = policy_kwargs(policy, {"observation": observation, "observation_dtype": "uint8"})
+    if extractor_name == "mlp":
+        assert chosen["features_extractor_class"] is ScaledFlattenExtractor
+        assert "features_extractor_class" not in policy_kwargs(policy, {"observation": observation})
+        float_extractor = FlattenExtractor(spaces["float32"])
+        uint8_extractor = ScaledFlattenExtractor(spaces["uint8"], observation)
+    else:
+        assert chosen["features_extractor_kwargs"]["observation_mode"] == observation
+        torch.manual_seed(0)
+        float_extractor = CardAttentionExtractor(spaces["float32"], **kwargs)
+        torch.manual_seed(0)
+        uint8_extractor = CardAttentionExtractor(spaces["uint8"], **kwargs, observation_mode=observation)
+    # as SB3 feeds them: preprocess_obs casts a Box observation to float
+    features = {dtype: extractor(preprocess_obs(batches[dtype], spaces[dtype]))
+                for dtype, extractor in (("float32", float_extractor), ("uint8", uint8_extractor))}
+    assert features["float32"].shape == features["uint8"].shape
+    assert torch.equal(features["float32"], features["uint8"])
+    with pytest.raises(ValueError, match="not a uint8"):
+        ScaledFlattenExtractor(spaces["float32"], observation)
+
+
+def test_uint8_run_learns_the_float32_runs_weights_and_its_agent_sends_uint8(tmp_path):
+    """The network sees the same numbers, so the same seed gives the same weights, bit for bit."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.evaluation import play_game
+    from agents.registry import make_agent
+    from agents.training.networks import ScaledFlattenExtractor
+    from klondike_env import Rules
+
+    weights, run_dirs = {}, {}
+    for dtype in ("float32", "uint8"):
+        run_dirs[dtype] = train(tiny_config(f"env.observation_dtype={dtype}", "train.final_eval_deals=0",
+                                            "train.eval_freq=0"), runs_root=tmp_path / dtype, verbose=0)
+        policy = MaskablePPO.load(run_dirs[dtype] / "model.zip", device="cpu").policy
+        weights[dtype] = {name: value for name, value in policy.state_dict().items() if "divisors" not in name}
+    assert weights["float32"].keys() == weights["uint8"].keys()
+    assert all(torch.equal(value, weights["uint8"][name]) for name, value in weights["float32"].items())
+    assert yaml.safe_load((run_dirs["uint8"] / "config.yaml").read_text())["env"]["observation_dtype"] == "uint8"
+    agent = make_agent(f"policy:path={run_dirs['uint8'] / 'model.zip'}")
+    assert agent.observation_dtype == "uint8"
+    assert isinstance(agent.model.policy.features_extractor, ScaledFlattenExtractor)
+    assert play_game(agent, 3, Rules(), seed=0, max_moves=40).moves > 0
 
 
 def test_card_network_trains(tmp_path):

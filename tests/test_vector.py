@@ -41,6 +41,8 @@ def test_make_vec_vector_entry_point():
     {"max_episode_steps": 150},
     {"reward": "standard", "observation": "full", "max_episode_steps": 60},
     {"draw_count": 1, "max_passes": 2, "empty_column": "any", "no_progress_steps": 25, "reward": "vegas"},
+    {"observation_dtype": "uint8", "observation": "information+actions", "max_episode_steps": 100},
+    {"observation_dtype": "uint8", "observation": "full", "draw_count": 1, "max_episode_steps": 70},
 ])
 def test_batched_equals_single_game_by_game(kwargs):
     """Same deals, same actions (legal and not): same observations, rewards, ends, masks, next deals."""
@@ -169,6 +171,38 @@ def test_sb3_vecenv_same_seed_same_run_and_pickles():
     assert clone.reset().shape == (3, 745)
 
 
+def test_uint8_envs_send_the_float32_observations_numerators():
+    """The same run in both dtypes: every uint8 observation (and final one) divided is the float32 one."""
+    from klondike_env.observation import observation_divisors
+    from klondike_env.sb3_vec import KlondikeVecEnv
+
+    def run(dtype):
+        envs = KlondikeVecEnv(5, seed=2, observation="information+actions", max_episode_steps=25,
+                              observation_dtype=dtype)
+        assert envs.observation_space.dtype == np.dtype(dtype)
+        out = [envs.reset()]
+        rng = np.random.default_rng(3)
+        for _ in range(60):
+            obs, _, dones, infos = envs.step(random_actions(envs.batch.masks, rng))
+            out += [obs] + [infos[row]["terminal_observation"][None] for row in np.flatnonzero(dones)]
+        return np.concatenate(out)
+
+    values, numerators = run("float32"), run("uint8")
+    assert numerators.dtype == np.uint8 and len(numerators) > 300
+    rebuilt = numerators.astype(np.float32) / observation_divisors("information+actions")
+    assert np.array_equal(rebuilt.view(np.uint32), values.view(np.uint32))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KlondikeBatch(2, observation_dtype="float16"),
+    lambda: KlondikeVectorEnv(2, observation_dtype="float16"),
+    lambda: __import__("klondike_env.sb3_vec").sb3_vec.KlondikeVecEnv(2, observation_dtype="float16"),
+])
+def test_bad_observation_dtype_is_a_one_line_error(make):
+    with pytest.raises(ValueError, match=r"^bad observation_dtype 'float16': allowed are 'float32', 'uint8'$"):
+        make()
+
+
 @pytest.mark.slow
 def test_maskable_ppo_trains_on_the_vecenv():
     from sb3_contrib import MaskablePPO
@@ -212,6 +246,7 @@ def test_vector_env_pickles_mid_run():
 @pytest.mark.parametrize("kwargs", [
     {"max_episode_steps": 15},
     {"deals": [5, 6, 7], "max_episode_steps": 9, "observation": "full", "draw_count": 1, "reward": "standard"},
+    {"max_episode_steps": 12, "observation": "visible+actions", "observation_dtype": "uint8"},
 ])
 def test_threads_give_the_same_results(kwargs):
     """num_threads shares the games among numba's threads: every output and the deal order stay the same."""

@@ -148,8 +148,9 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
         raise ConfigError(f"{model_path} reads {observation!r} observations, which show hidden cards: not a player")
     rules = Rules(**{key: env[key] for key in RULE_KEYS if key in env})
     seeds_name, deals = load_seed_set(seeds)
-    env_kwargs = {**asdict(rules), "observation": observation, "max_episode_steps": max_moves,
-                  "no_progress_steps": None}
+    env_kwargs = {**asdict(rules), "observation": observation,
+                  "observation_dtype": env.get("observation_dtype", "float32"),  # float32 in runs older than it
+                  "max_episode_steps": max_moves, "no_progress_steps": None}
     torch.set_num_threads(1)
     model = MaskablePPO.load(model_path, device="cpu")
     version = code_version()

@@ -111,7 +111,7 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
     if not actions:
         raise DemonstrationError("pretrain.demonstrations: the files hold no moves")
     return Demonstrations(
-        np.asarray(observations, dtype=np.float32), np.asarray(masks, dtype=bool), np.asarray(actions, dtype=np.int64),
+        np.asarray(observations), np.asarray(masks, dtype=bool), np.asarray(actions, dtype=np.int64),
         np.concatenate(returns), np.asarray(game_index, dtype=np.int64), games, wins,
     )
 

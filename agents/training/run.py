@@ -182,7 +182,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         env = make_train_env(config)
         model = MaskablePPO(
             "MlpPolicy", env, seed=train_config["seed"], device=train_config["device"],
-            policy_kwargs=policy_kwargs(config["policy"]), verbose=0, **algo_kwargs(config["algo"]),
+            policy_kwargs=policy_kwargs(config["policy"], config["env"]), verbose=0, **algo_kwargs(config["algo"]),
         )
         if train_config["init_model"]:
             _load_initial_weights(model, train_config["init_model"])

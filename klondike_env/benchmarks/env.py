@@ -1,7 +1,9 @@
 """Env section: single ``KlondikeEnv.step``, the batched env at several N, and OpenSpiel when installed.
 
 Every path plays uniformly random legal actions and produces an observation and an
-action mask each step; the time of choosing the random action is included.
+action mask each step; the time of choosing the random action is included. The batched
+paths run with both observation dtypes (``observation_dtype``: float32 values, or uint8
+numerators, a quarter of the bytes).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from klondike_env.env import C_STEPS, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, Kl
 from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv, redeal
 
 QUOTED_OPENSPIEL_RATE = 36_000  # steps/s, as quoted in issue 3 (not measured here)
+DTYPES = ("float32", "uint8")  # the observation dtypes of the batched rows
 
 
 class Timer:
@@ -64,20 +67,29 @@ def random_legal_actions(masks, uniforms, actions):
                 break
 
 
-def best_of(runs: int, measure):
-    """Each column's best over ``runs`` calls of ``measure()`` (a tuple of rates), or None without a result.
+def best_of_each(runs: int, measures) -> list:
+    """For each of ``measures`` (functions returning a tuple of rates, or None without a result),
+    each column's best over ``runs`` calls; the measures take turns run after run.
 
-    The machine is shared: the best run is the one least slowed by other jobs.
+    The machine is shared: the best run is the one least slowed by other jobs, and taking
+    turns lets compared paths see the same mix of them.
     """
-    results = [measure() for _ in range(runs)]
-    if results[0] is None:
-        return None
-    return tuple(max(column) for column in zip(*results))
+    results = [[] for _ in measures]
+    for _ in range(runs):
+        for measured, measure in zip(results, measures):
+            measured.append(measure())
+    return [None if measured[0] is None else tuple(max(column) for column in zip(*measured))
+            for measured in results]
 
 
-def batch_rate(num_envs: int, batch_steps: int, num_threads: int = 1) -> tuple[float, float]:
+def best_of(runs: int, measure):
+    """:func:`best_of_each` of one measure."""
+    return best_of_each(runs, [measure])[0]
+
+
+def batch_rate(num_envs: int, batch_steps: int, num_threads: int = 1, dtype: str = "float32") -> tuple[float, float]:
     """``KlondikeBatch.step`` alone: the compiled step without the VectorEnv's info dicts."""
-    batch = KlondikeBatch(num_envs, num_threads=num_threads)
+    batch = KlondikeBatch(num_envs, num_threads=num_threads, observation_dtype=dtype)
     batch.reset(seed=0)
     rng = np.random.default_rng(0)
     actions = np.zeros(num_envs, np.int64)
@@ -88,8 +100,9 @@ def batch_rate(num_envs: int, batch_steps: int, num_threads: int = 1) -> tuple[f
     return timer.rates(num_envs * batch_steps)
 
 
-def batched_rate(num_envs: int, batch_steps: int, num_threads: int = 1) -> tuple[float, float, int]:
-    envs = KlondikeVectorEnv(num_envs, num_threads=num_threads)
+def batched_rate(num_envs: int, batch_steps: int, num_threads: int = 1,
+                 dtype: str = "float32") -> tuple[float, float, int]:
+    envs = KlondikeVectorEnv(num_envs, num_threads=num_threads, observation_dtype=dtype)
     _, info = envs.reset(seed=0)
     masks = info["action_mask"]
     rng = np.random.default_rng(0)
@@ -102,13 +115,13 @@ def batched_rate(num_envs: int, batch_steps: int, num_threads: int = 1) -> tuple
     return (*timer.rates(num_envs * batch_steps), envs.batch.memory_bytes_per_game)
 
 
-def sb3_rate(num_envs: int, batch_steps: int) -> tuple[float, float] | None:
+def sb3_rate(num_envs: int, batch_steps: int, dtype: str = "float32") -> tuple[float, float] | None:
     """The SB3 ``KlondikeVecEnv`` (per-game info dicts, as SB3 wants them)."""
     try:
         from klondike_env.sb3_vec import KlondikeVecEnv
     except ImportError:
         return None
-    envs = KlondikeVecEnv(num_envs, seed=0)
+    envs = KlondikeVecEnv(num_envs, seed=0, observation_dtype=dtype)
     envs.reset()
     rng = np.random.default_rng(0)
     actions = np.zeros(num_envs, np.int64)
@@ -154,8 +167,9 @@ def threading_layer() -> str:
 
 
 def thread_table(runs: int, batch_steps: int, reference: float, wall_reference: float) -> str:
-    """N=1024 with ``num_threads=1`` and ``num_threads=2`` side by side: steps per wall second and
-    per CPU second (the CPU time of all threads), each against OpenSpiel's figure of the same kind.
+    """N=1024 with ``num_threads=1`` and ``num_threads=2``, float32 and uint8 observations, side by
+    side: steps per wall second and per CPU second (the CPU time of all threads), each against
+    OpenSpiel's figure of the same kind.
 
     The configurations take turns run after run, so each sees the same mix of other jobs;
     each column is the best of ``runs``.
@@ -163,22 +177,23 @@ def thread_table(runs: int, batch_steps: int, reference: float, wall_reference: 
     thread_counts = (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
     paths = (("`KlondikeBatch.step` (compiled step only)", batch_rate),
              ("`KlondikeVectorEnv.step` (with its info dict)", lambda *args: batched_rate(*args)[:2]))
-    results = {(name, threads): [] for name, _ in paths for threads in thread_counts}
+    results = {(name, dtype, threads): [] for name, _ in paths for dtype in DTYPES for threads in thread_counts}
     for _ in range(runs):
         for name, measure in paths:
-            for threads in thread_counts:
-                results[name, threads].append(measure(1024, batch_steps, threads))
+            for dtype in DTYPES:
+                for threads in thread_counts:
+                    results[name, dtype, threads].append(measure(1024, batch_steps, threads, dtype))
     rows = [
-        f"| N=1024, random legal actions (best of {runs}, taking turns) | `num_threads` | steps per wall second "
-        "| × OpenSpiel (wall) | µs per step of 1,024 games (wall) | steps per CPU second (all threads) "
-        "| × OpenSpiel (CPU) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| N=1024, random legal actions (best of {runs}, taking turns) | observation | `num_threads` "
+        "| steps per wall second | × OpenSpiel (wall) | µs per step of 1,024 games (wall) "
+        "| steps per CPU second (all threads) | × OpenSpiel (CPU) |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for (name, threads), measured in results.items():
+    for (name, dtype, threads), measured in results.items():
         cpu = max(rate for rate, _ in measured)
         wall = max(rate for _, rate in measured)
-        rows.append(f"| {name} | {threads} | {wall:,.0f} | {wall / wall_reference:.1f} | {1024 / wall * 1e6:,.0f} "
-                    f"| {cpu:,.0f} | {cpu / reference:.1f} |")
+        rows.append(f"| {name} | {dtype} | {threads} | {wall:,.0f} | {wall / wall_reference:.1f} "
+                    f"| {1024 / wall * 1e6:,.0f} | {cpu:,.0f} | {cpu / reference:.1f} |")
     if len(thread_counts) == 1:
         rows.append("\nnumba sees one core here: no `num_threads=2` row.")
     return "\n".join(rows)
@@ -204,14 +219,15 @@ def legal_mask_sweep(states, rules, masks):
         core.legal_mask(states[row], rules, masks[row])
 
 
-def step_cost_breakdown(num_envs: int, batch_steps: int) -> list[tuple[str, float]]:
+def step_cost_breakdown(num_envs: int, batch_steps: int, dtype: str = "float32") -> list[tuple[str, float]]:
     """Where a one-thread batched step's CPU time goes: microseconds per step of ``num_envs`` games.
 
     Two batches play the same random actions from the same deals (so they see the same
-    positions): ``KlondikeBatch.step`` on one, the same step less the observations
-    (:func:`rules_sweep`) on the other; ``core.legal_mask`` is timed on the first one's positions.
+    positions): ``KlondikeBatch.step`` on one (``dtype`` observations), the same step less
+    the observations (:func:`rules_sweep`) on the other; ``core.legal_mask`` is timed on the
+    first one's positions.
     """
-    batch, shadow = KlondikeBatch(num_envs), KlondikeBatch(num_envs)
+    batch, shadow = KlondikeBatch(num_envs, observation_dtype=dtype), KlondikeBatch(num_envs)
     batch.reset(seed=0)
     shadow.reset(seed=0)
     config = batch.config
@@ -243,6 +259,16 @@ def step_cost_breakdown(num_envs: int, batch_steps: int) -> list[tuple[str, floa
         ("    of which `core.legal_mask` for every game", per_step["legal_mask"]),
         ("  observations (the rest: step - rules)", per_step["step"] - per_step["rules"]),
     ]
+
+
+def breakdown_table(breakdowns: dict[str, list[tuple[str, float]]]) -> str:
+    """:func:`step_cost_breakdown` of each observation dtype as one table, a column each."""
+    dtypes = list(breakdowns)
+    rows = ["| part | " + " | ".join(f"µs per step of 1,024 games, {dtype} obs" for dtype in dtypes) + " |",
+            "| --- |" + " ---: |" * len(dtypes)]
+    for index, (name, _) in enumerate(breakdowns[dtypes[0]]):
+        rows.append(f"| {name} | " + " | ".join(f"{breakdowns[dtype][index][1]:,.0f}" for dtype in dtypes) + " |")
+    return "\n".join(rows)
 
 
 def random_episode_lengths(num_envs: int, batch_steps: int, cap: int) -> tuple[np.ndarray, int, int]:
@@ -302,10 +328,11 @@ def run(quick: bool = False) -> str:
                    else "asleep (OMP_WAIT_POLICY=PASSIVE while numba's pool starts)")
     load_before = os.getloadavg()[0]
     single_env_rate(2000)  # compile and warm up outside the timing
-    batched_rate(8, 10)
-    batch_rate(8, 10)
-    batch_rate(8, 10, min(2, numba.config.NUMBA_NUM_THREADS))
-    step_cost_breakdown(8, 2)
+    for dtype in DTYPES:
+        batched_rate(8, 10, 1, dtype)
+        batch_rate(8, 10, 1, dtype)
+        batch_rate(8, 10, min(2, numba.config.NUMBA_NUM_THREADS), dtype)
+        step_cost_breakdown(8, 2, dtype)
     openspiel = best_of(runs, lambda: openspiel_rate(5_000 if quick else 50_000))
     if openspiel is not None:
         reference, wall_reference = openspiel
@@ -328,14 +355,19 @@ def run(quick: bool = False) -> str:
     row("`KlondikeEnv.step` (obs + mask + info dict)", *best_of(runs, lambda: single_env_rate(
         20_000 if quick else 200_000)))
     total_steps = 200_000 if quick else 2_000_000
-    for num_envs in (64, 256, 1024):
-        cpu, wall, memory = best_of(runs, lambda: batched_rate(num_envs, max(total_steps // num_envs, 20)))
-        row(f"`KlondikeVectorEnv` N={num_envs}", cpu, wall, f"{memory:,} B")
-    sb3 = best_of(runs, lambda: sb3_rate(256, max(total_steps // 256, 20)))
-    if sb3 is not None:
-        row("SB3 `KlondikeVecEnv` N=256 (info dicts)", *sb3)
+    for num_envs in (64, 256, 1024):  # the dtypes taking turns
+        steps = max(total_steps // num_envs, 20)
+        measured = best_of_each(runs, [lambda dtype=dtype: batched_rate(num_envs, steps, 1, dtype) for dtype in DTYPES])
+        for dtype, (cpu, wall, memory) in zip(DTYPES, measured):
+            row(f"`KlondikeVectorEnv` N={num_envs}, {dtype} obs", cpu, wall, f"{memory:,} B")
+    steps = max(total_steps // 256, 20)
+    for dtype, sb3 in zip(DTYPES, best_of_each(runs, [lambda dtype=dtype: sb3_rate(256, steps, dtype)
+                                                      for dtype in DTYPES])):
+        if sb3 is not None:
+            row(f"SB3 `KlondikeVecEnv` N=256 (info dicts), {dtype} obs", *sb3)
     threads = thread_table(runs, max(total_steps // 1024, 20), reference, wall_reference)
-    breakdown = step_cost_breakdown(1024, 200 if quick else 2_000)
+    breakdown_steps = 200 if quick else 2_000
+    breakdowns = {dtype: step_cost_breakdown(1024, breakdown_steps, dtype) for dtype in DTYPES}
     load_after = os.getloadavg()[0]
     return ("\n".join(rows) + f"\n\nOpenSpiel reference: {label}. Load average (1 min) {load_before:.1f} before, "
             f"{load_after:.1f} after: with other jobs on the cores the CPU-second columns are the fair ones.\n\n"
@@ -343,7 +375,5 @@ def run(quick: bool = False) -> str:
             f"numba's threading layer: {threading_layer()}, idle threads {wait_policy}). The wall columns are "
             "what a training loop waits; the CPU columns count every thread's CPU time, so two threads pay "
             "off only when the cores are otherwise idle:\n\n" + threads + "\n\nWhere a one-thread batched step's CPU time goes (N=1024, "
-            f"mean over {200 if quick else 2_000} steps; parts timed separately, so they need not add up exactly):"
-            "\n\n| part | µs per step of 1,024 games |\n| --- | ---: |\n"
-            + "\n".join(f"| {name} | {micros:,.0f} |" for name, micros in breakdown)
-            + "\n\nEpisode lengths (what `max_episode_steps` is chosen from):\n\n" + episode_length_table(quick))
+            f"mean over {breakdown_steps} steps; parts timed separately, so they need not add up exactly):\n\n"
+            + breakdown_table(breakdowns) + "\n\nEpisode lengths (what `max_episode_steps` is chosen from):\n\n" + episode_length_table(quick))
