@@ -13,7 +13,6 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-import numpy as np
 
 from agents.base import Agent, AgentOptionError, DealInfo, PlayerView, _convert_option
 from klondike_env.move_memory import MoveMemory

@@ -52,6 +52,17 @@ def _makes_progress(game: Game, action: int) -> bool:
     return False
 
 
+def played(deal: int, moves: int, seed: int, rules: Rules | None = None) -> Game:
+    """Deal ``deal`` after ``moves`` uniformly random legal actions (fewer if the game ends)."""
+    game = Game.new(deal, rules)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if game.is_over:
+            break
+        game.step(int(rng.choice(game.legal_actions())))
+    return game
+
+
 def random_playout(game: Game, rng: np.random.Generator, max_moves: int):
     """Play random legal actions, yielding each one.
 

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import played
 
 from agents.base import PlayerView
 from klondike_env import Game, Rules, core
 from klondike_env.move_memory import MoveMemory, position_hash
-
-
-def _played(deal: int, moves: int, seed: int, rules: Rules | None = None) -> Game:
-    game = Game.new(deal, rules)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if game.is_over:
-            break
-        game.step(int(rng.choice(game.legal_actions())))
-    return game
 
 
 def _hash(game: Game) -> int:
@@ -27,7 +18,7 @@ def _hash(game: Game) -> int:
 @pytest.mark.parametrize("deal,moves", [(1, 0), (2, 7), (3, 40), (4, 90), (5, 250), (6, 400)])
 @pytest.mark.parametrize("draw", [3, 1])
 def test_hash_is_the_same_wherever_the_hidden_cards_lie(deal, moves, draw):
-    game = _played(deal, moves, seed=deal, rules=Rules(draw_count=draw))
+    game = played(deal, moves, seed=deal, rules=Rules(draw_count=draw))
     for seed in range(4):
         world = game.sample_world(seed)  # same knowledge, hidden cards elsewhere
         assert _hash(world) == _hash(game)
@@ -35,7 +26,7 @@ def test_hash_is_the_same_wherever_the_hidden_cards_lie(deal, moves, draw):
 
 
 def test_hash_changes_with_a_known_card_or_a_count():
-    game = _played(8, 30, seed=1)
+    game = played(8, 30, seed=1)
     before = _hash(game)
     known = [card for card in range(52) if game.known_cards()[card]]
     swapped = game.copy()

@@ -4,21 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import played
 
 from agents.base import UNKNOWN, PlayerView
 from klondike_env import Game, Rules
 from klondike_env.core import DRAW, RECYCLE
-
-
-def _played(deal: int, moves: int, seed: int, rules: Rules | None = None) -> Game:
-    """Deal ``deal`` after ``moves`` random legal actions."""
-    game = Game.new(deal, rules)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if game.is_over:
-            break
-        game.step(int(rng.choice(game.legal_actions())))
-    return game
 
 
 def _equal(a, b) -> bool:
@@ -30,7 +20,7 @@ def _equal(a, b) -> bool:
 @pytest.mark.parametrize("deal,moves", [(1, 0), (2, 5), (3, 30), (4, 80), (5, 200)])
 @pytest.mark.parametrize("draw", [3, 1])
 def test_permuting_hidden_cards_leaves_the_view_unchanged(deal, moves, draw):
-    game = _played(deal, moves, seed=deal, rules=Rules(draw_count=draw))
+    game = played(deal, moves, seed=deal, rules=Rules(draw_count=draw))
     view = PlayerView(game)
     for seed in range(3):
         other_game = game.sample_world(seed)  # same knowledge, hidden cards elsewhere
@@ -56,7 +46,7 @@ def test_sampled_hidden_cards_really_move():
 
 
 def test_view_values_match_the_game():
-    game = _played(11, 40, seed=3)
+    game = played(11, 40, seed=3)
     view = PlayerView(game)
     assert view.foundations == game.foundations
     assert view.waste == game.waste

@@ -5,7 +5,6 @@ Each tiny run takes a few seconds: 256 env steps, 8 envs, a 32-unit network.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

@@ -16,7 +16,6 @@ Every callback's state that matters for resuming is a plain dict from ``state_di
 from __future__ import annotations
 
 import csv
-import os
 import pickle
 import random
 import time

@@ -32,7 +32,7 @@ from agents.training.callbacks import (
     restore_rng_state,
     restore_training_env,
 )
-from agents.training.config import ConfigError, load_run_config, save_config
+from agents.training.config import ConfigError, save_config
 from agents.training.evaluation import evaluate_model
 from agents.training.networks import policy_kwargs
 

@@ -14,7 +14,6 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
 
 from klondike_env.env import KlondikeEnv
 
