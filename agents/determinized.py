@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from agents.base import UNKNOWN, Agent, DealInfo, PlayerView
 from klondike_env import core
-from agents.greedy import GreedyAgent, move_priority
+from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
 from klondike_env.move_memory import position_hash
 from klondike_env.solver import SolveStatus, solve
@@ -49,6 +49,7 @@ class DeterminizedAgent(Agent):
         "reveal_margin": (int, 0, "prefer a move that turns a card up if it wins in at least (best - this) worlds (0: off)"),
         "tiebreak": (str, "solver", "among moves winning in as many worlds: 'solver' (the move most solutions start "
                                     "with, then the lowest id) or 'greedy' (the greedy agent's priority first)"),
+        "tie_margin": (int, 0, "with tiebreak=greedy, moves winning in at least (best - this) worlds count as tied"),
     }
 
     def __init__(self, **options):
@@ -122,12 +123,7 @@ class DeterminizedAgent(Agent):
         else:
             found = lines
         legal = set(view.legal_actions)
-        if self.tiebreak == "greedy":
-            previous = self._fallback._previous
-            ranked = sorted(found, key=lambda a: (-len(found[a]), -move_priority(view, view.effect(a), previous)
-                                                  if a in legal else 0, -len(lines.get(a, ())), a))
-        else:
-            ranked = sorted(found, key=lambda a: (-len(found[a]), -len(lines[a]), a))
+        ranked = self._ranked(view, found, lines)
         # never walk back into a position already played through: different samples can
         # favour opposite moves, and alternating between them would loop forever
         playable = [a for a in ranked if a in legal and not self._repeats(a)]
@@ -139,6 +135,21 @@ class DeterminizedAgent(Agent):
             world.step(action)
             self._plans.append((world, line[1:]))
         return int(action)
+
+    def _ranked(self, view: PlayerView, found: dict, lines: dict) -> list[int]:
+        """Candidate first actions, best first: most worlds won, then the ``tiebreak``."""
+        if self.tiebreak == "solver":
+            return sorted(found, key=lambda a: (-len(found[a]), -len(lines.get(a, ())), a))
+        best = max(len(entries) for entries in found.values())
+        previous = self._fallback._previous
+
+        def rank(action: int) -> tuple:
+            wins = len(found[action])
+            near_best = wins >= best - self.tie_margin  # a tie: greedy's priority decides
+            priority = move_priority(view, view.effect(action), previous) if view.legal_mask[action] else SKIP
+            return (not near_best, 0 if near_best else -wins, -priority, -wins, -len(lines.get(action, ())), action)
+
+        return sorted(found, key=rank)
 
     def _prefer_reveal(self, view: PlayerView, playable: list[int], found: dict) -> int:
         """Among moves winning in nearly as many worlds as the best, one that turns a card up.

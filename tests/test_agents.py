@@ -16,7 +16,8 @@ from klondike_env import Game, Rules, parse_card
 from klondike_env.core import DRAW
 
 ENDINGS = {"won", "dead", "resigned", "move limit"}
-FAST_AGENTS = ["random", "greedy", "determinized:samples=3,nodes=2000", "oracle:nodes=50000"]
+FAST_AGENTS = ["random", "greedy", "determinized:samples=3,nodes=2000",
+               "determinized:samples=3,nodes=2000,tiebreak=greedy,tie_margin=1", "oracle:nodes=50000"]
 
 
 @pytest.mark.parametrize("spec", FAST_AGENTS)
@@ -85,7 +86,8 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are budget, check, keep, nodes, retry, reveal_margin, samples, scout"),
+        ("determinized:sample=2", "allowed options are budget, check, keep, nodes, retry, reveal_margin, samples, scout, tie_margin, tiebreak"),
+        ("determinized:tiebreak=best", "bad value 'best' for option 'tiebreak' of agent 'determinized': allowed values are solver, greedy"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
         ("determinized:samples", "expected key=value"),
@@ -166,6 +168,27 @@ def test_determinized_prefers_a_revealing_move_only_within_the_margin():
     assert agent._prefer_reveal(view, [DRAW, flip], {DRAW: [None] * 5, flip: [None] * 4}) == flip
     assert agent._prefer_reveal(view, [DRAW, flip], {DRAW: [None] * 5, flip: [None] * 3}) == DRAW
     assert make_agent("determinized:samples=2,nodes=500,reveal_margin=2").reveal_margin == 2
+
+
+def test_greedy_tiebreak_decides_only_among_near_ties():
+    from agents.base import PlayerView
+    from agents.determinized import DeterminizedAgent
+
+    deal = next(d for d in range(1, 200)
+                if any(a > 1 and PlayerView(Game.new(d)).effect(a).flips for a in Game.new(d).legal_actions()))
+    view = PlayerView(Game.new(deal))
+    flip = next(a for a in view.legal_actions if a > 1 and view.effect(a).flips)
+    lines = {DRAW: [None] * 3, flip: [None] * 1}
+    agent = DeterminizedAgent(tiebreak="greedy")
+    agent.reset(DealInfo(seed=0, rules=Rules()))
+    assert agent._ranked(view, {DRAW: [None] * 4, flip: [None] * 4}, lines) == [flip, DRAW]  # greedy draws last
+    assert agent._ranked(view, {DRAW: [None] * 5, flip: [None] * 4}, lines) == [DRAW, flip]
+    solver = DeterminizedAgent()
+    assert solver._ranked(view, {DRAW: [None] * 4, flip: [None] * 4}, lines) == [DRAW, flip]  # more solutions
+    margin = DeterminizedAgent(tiebreak="greedy", tie_margin=1)
+    margin.reset(DealInfo(seed=0, rules=Rules()))
+    assert margin._ranked(view, {DRAW: [None] * 5, flip: [None] * 4}, lines) == [flip, DRAW]
+    assert margin._ranked(view, {DRAW: [None] * 6, flip: [None] * 4}, lines) == [DRAW, flip]
 
 
 def test_first_losing_move_brackets_the_loss():
