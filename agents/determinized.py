@@ -7,7 +7,11 @@ given), and plays the first action that wins in the most worlds. Solutions begin
 draws that bring a talon card up, so the vote is on the first action, draws included.
 A solution names one winning first action per world, not all of them: when the worlds'
 first actions disagree, every candidate is also solved in the worlds that chose another
-(``check``), so an action is credited in every world where it still wins.
+(``check``), so an action is credited in every world where it still wins. Among actions
+winning in as many worlds (exact ties are common: every world is solved with all its cards
+known), ``tiebreak=greedy`` plays the greedy agent's choice -- a card home or turned up before
+a draw -- instead of the move most solutions start with and then the lowest id, which favours
+drawing (``tiebreak=solver``, the rule before session 4).
 
 Plans are reused: after the chosen action the worlds where it wins are stepped along with
 their winning lines; at the next decision those still consistent with the view (no newly
@@ -47,8 +51,8 @@ class DeterminizedAgent(Agent):
         "retry": (int, 4, "when no world is won, solve the undecided ones again with this many times the nodes (0: off)"),
         "scout": (bool, True, "with unlimited passes, first draw through the stock once to see every talon card"),
         "reveal_margin": (int, 0, "prefer a move that turns a card up if it wins in at least (best - this) worlds (0: off)"),
-        "tiebreak": (str, "solver", "among moves winning in as many worlds: 'solver' (the move most solutions start "
-                                    "with, then the lowest id) or 'greedy' (the greedy agent's priority first)"),
+        "tiebreak": (str, "greedy", "among moves winning in as many worlds: 'greedy' (the greedy agent's priority "
+                                    "first) or 'solver' (the move most solutions start with, then the lowest id)"),
         "tie_margin": (int, 0, "with tiebreak=greedy, moves winning in at least (best - this) worlds count as tied"),
     }
 

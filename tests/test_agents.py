@@ -16,8 +16,10 @@ from klondike_env import Game, Rules, parse_card
 from klondike_env.core import DRAW
 
 ENDINGS = {"won", "dead", "resigned", "move limit"}
-FAST_AGENTS = ["random", "greedy", "determinized:samples=3,nodes=2000",
-               "determinized:samples=3,nodes=2000,tiebreak=greedy,tie_margin=1", "oracle:nodes=50000"]
+FAST_AGENTS = [
+    "random", "greedy", "determinized:samples=3,nodes=2000", "determinized:samples=3,nodes=2000,tiebreak=solver",
+    "determinized:samples=3,nodes=2000,tie_margin=1", "oracle:nodes=50000",
+]
 
 
 @pytest.mark.parametrize("spec", FAST_AGENTS)
@@ -179,11 +181,11 @@ def test_greedy_tiebreak_decides_only_among_near_ties():
     view = PlayerView(Game.new(deal))
     flip = next(a for a in view.legal_actions if a > 1 and view.effect(a).flips)
     lines = {DRAW: [None] * 3, flip: [None] * 1}
-    agent = DeterminizedAgent(tiebreak="greedy")
+    agent = DeterminizedAgent()  # tiebreak=greedy by default
     agent.reset(DealInfo(seed=0, rules=Rules()))
     assert agent._ranked(view, {DRAW: [None] * 4, flip: [None] * 4}, lines) == [flip, DRAW]  # greedy draws last
     assert agent._ranked(view, {DRAW: [None] * 5, flip: [None] * 4}, lines) == [DRAW, flip]
-    solver = DeterminizedAgent()
+    solver = DeterminizedAgent(tiebreak="solver")
     assert solver._ranked(view, {DRAW: [None] * 4, flip: [None] * 4}, lines) == [DRAW, flip]  # more solutions
     margin = DeterminizedAgent(tiebreak="greedy", tie_margin=1)
     margin.reset(DealInfo(seed=0, rules=Rules()))
