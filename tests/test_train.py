@@ -108,13 +108,16 @@ def test_final_evaluation_is_reported_with_an_interval(tiny_run):
 
 
 # --- resume ---------------------------------------------------------------------------
-def test_resume_continues_the_same_run_exactly(tmp_path):
-    """256 steps + resume to 384 gives the very weights of 384 steps straight."""
+@pytest.mark.parametrize("no_repeat", [False, True])
+def test_resume_continues_the_same_run_exactly(tmp_path, no_repeat):
+    """256 steps + resume to 384 gives the very weights of 384 steps straight (the loop
+    breaker's memory of the games in progress travels with the checkpoint too)."""
     from sb3_contrib import MaskablePPO
 
-    straight = train(tiny_config("train.total_timesteps=384", "train.final_eval_deals=0"),
+    breaker = f"policy.no_repeat={str(no_repeat).lower()}"
+    straight = train(tiny_config("train.total_timesteps=384", "train.final_eval_deals=0", breaker),
                      runs_root=tmp_path / "a", verbose=0)
-    first_part = train(tiny_config("train.final_eval_deals=0"), runs_root=tmp_path / "b", verbose=0)
+    first_part = train(tiny_config("train.final_eval_deals=0", breaker), runs_root=tmp_path / "b", verbose=0)
     resumed = train(load_config(first_part / "config.yaml", ["train.total_timesteps=384"]),
                     resume=first_part, runs_root=tmp_path / "b", verbose=0)
     assert resumed == first_part
