@@ -11,8 +11,8 @@ or a masked sample with ``deterministic=false``. torch and sb3 are imported only
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
-
 
 from agents.base import Agent, AgentOptionError, DealInfo, PlayerView, _convert_option
 from klondike_env.move_memory import MoveMemory
@@ -27,6 +27,36 @@ def find_run_config(model_path: Path) -> Path | None:
         if (folder / "config.yaml").is_file():
             return folder / "config.yaml"
     return None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How a saved model plays, from its run's ``config.yaml`` (defaults where the run has none,
+    or is older than a key)."""
+
+    config_path: Path | None
+    rules: dict  # the rules keys (RULE_KEYS) the run set
+    observation: str
+    observation_dtype: str
+    no_repeat: bool
+
+
+def read_run_settings(model_path: Path) -> RunSettings:
+    """:class:`RunSettings` of the model at ``model_path`` (the policy agent and batched evaluation)."""
+    config_path = find_run_config(model_path)
+    run_config = {}
+    if config_path is not None:
+        import yaml
+
+        run_config = yaml.safe_load(config_path.read_text()) or {}
+    env = run_config.get("env") or {}
+    return RunSettings(
+        config_path=config_path,
+        rules={key: env[key] for key in RULE_KEYS if key in env},
+        observation=env.get("observation", "information"),
+        observation_dtype=env.get("observation_dtype", "float32"),  # float32 in runs older than the option
+        no_repeat=bool((run_config.get("policy") or {}).get("no_repeat", False)),
+    )
 
 
 class PolicyAgent(Agent):
@@ -47,23 +77,16 @@ class PolicyAgent(Agent):
         model_path = Path(self.path)
         if not model_path.is_file():
             raise AgentOptionError(f"model file {str(model_path)!r} not found: give path= an existing .zip")
-        run_config = {}
-        config_path = find_run_config(model_path)
-        if config_path is not None:
-            import yaml
-
-            run_config = yaml.safe_load(config_path.read_text()) or {}
-        env = run_config.get("env") or {}
-        self.config_path = config_path
-        self.trained_rules = {key: env[key] for key in RULE_KEYS if key in env}
-        self.mode = self.observation or env.get("observation", "information")
-        self.observation_dtype = env.get("observation_dtype", "float32")
+        settings = read_run_settings(model_path)
+        self.config_path = settings.config_path
+        self.trained_rules = settings.rules
+        self.mode = self.observation or settings.observation
+        self.observation_dtype = settings.observation_dtype
         if reveals_hidden_cards(self.mode):
             raise AgentOptionError(
                 f"this model reads {self.mode!r} observations, which show the hidden cards: it cannot be scored as a player"
             )
-        self.no_repeat = _convert_option(self.name, "no_repeat", self.no_repeat or
-                                         str(run_config.get("policy", {}).get("no_repeat", False)), bool)
+        self.no_repeat = _convert_option(self.name, "no_repeat", self.no_repeat, bool) if self.no_repeat else settings.no_repeat
         self.model = _load_model(self.algo, model_path)
         self._warned = False
 

@@ -114,8 +114,8 @@ class MoveMemory:
 
     Each decision: ``masks = memory.untried(rows, hashes, legal_masks)``, choose, then
     ``memory.played(rows, hashes, actions)``; ``memory.forget(rows)`` when games restart.
-    ``hashes`` come from :meth:`hashes` (states) or :meth:`klondike_env.game.Game`'s
-    :func:`position_hash` through a player view.
+    ``hashes`` come from :meth:`hashes` (state arrays) or, for an agent, from
+    ``agents.base.PlayerView.position_hash`` (the same :func:`position_hash`).
     """
 
     def __init__(self, num_games: int, capacity: int = 2048):

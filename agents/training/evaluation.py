@@ -124,13 +124,12 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     from pathlib import Path
 
     import torch
-    import yaml
     from sb3_contrib import MaskablePPO
 
     from agents.evaluation import (
         GameRecord, code_version, load_seed_set, result_stem, summarize as harness_summary, write_results,
     )
-    from agents.policy import RULE_KEYS, find_run_config
+    from agents.policy import read_run_settings
     from agents.training.config import ConfigError
     from klondike_env import Rules
     from klondike_env.observation import reveals_hidden_cards
@@ -138,18 +137,14 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     model_path = Path(model_path)
     if not model_path.is_file():
         raise ConfigError(f"model file {model_path} not found")
-    config_path = find_run_config(model_path)
-    run_config = (yaml.safe_load(config_path.read_text()) or {}) if config_path else {}
-    env = run_config.get("env") or {}
+    settings = read_run_settings(model_path)
     if no_repeat is None:
-        no_repeat = bool((run_config.get("policy") or {}).get("no_repeat", False))
-    observation = env.get("observation", "information")
-    if reveals_hidden_cards(observation):
-        raise ConfigError(f"{model_path} reads {observation!r} observations, which show hidden cards: not a player")
-    rules = Rules(**{key: env[key] for key in RULE_KEYS if key in env})
+        no_repeat = settings.no_repeat
+    if reveals_hidden_cards(settings.observation):
+        raise ConfigError(f"{model_path} reads {settings.observation!r} observations, which show hidden cards: not a player")
+    rules = Rules(**settings.rules)
     seeds_name, deals = load_seed_set(seeds)
-    env_kwargs = {**asdict(rules), "observation": observation,
-                  "observation_dtype": env.get("observation_dtype", "float32"),  # float32 in runs older than it
+    env_kwargs = {**asdict(rules), "observation": settings.observation, "observation_dtype": settings.observation_dtype,
                   "max_episode_steps": max_moves, "no_progress_steps": None}
     torch.set_num_threads(1)
     model = MaskablePPO.load(model_path, device="cpu")
