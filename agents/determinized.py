@@ -54,6 +54,10 @@ class DeterminizedAgent(Agent):
         "tiebreak": (str, "greedy", "among moves winning in as many worlds: 'greedy' (the greedy agent's priority "
                                     "first) or 'solver' (the move most solutions start with, then the lowest id)"),
         "tie_margin": (int, 0, "with tiebreak=greedy, moves winning in at least (best - this) worlds count as tied"),
+        "unit": (str, "action", "what the worlds vote on: 'action' (the next action) or 'reveal' (the whole stretch "
+                                "of play up to and including the next move that shows a hidden card)"),
+        "candidates": (int, 3, "with unit=reveal, how many of the stretches best on half the worlds are tried in all"),
+        "widen": (int, 0, "with unit=reveal, worlds solved after each legal action that no solution starts with (0: off)"),
     }
 
     def __init__(self, **options):
@@ -67,6 +71,11 @@ class DeterminizedAgent(Agent):
 
             raise AgentOptionError(f"bad value {self.tiebreak!r} for option 'tiebreak' of agent 'determinized': "
                                    "allowed values are solver, greedy")
+        if self.unit not in ("action", "reveal"):
+            from agents.base import AgentOptionError
+
+            raise AgentOptionError(f"bad value {self.unit!r} for option 'unit' of agent 'determinized': "
+                                   "allowed values are action, reveal")
         self._fallback = GreedyAgent()
 
     def reset(self, deal: DealInfo) -> None:
@@ -75,10 +84,17 @@ class DeterminizedAgent(Agent):
         self._plans: list[tuple[Game, list[int]]] = []  # (world, remaining winning line)
         self._visited: set[int] = set()  # position hashes (as the player sees them) already played through
         self.solves = 0  # solver calls this game (for diagnostics)
+        self._stretch: list[int] = []  # unit=reveal: the chosen stretch's actions still to play
+        self._stretch_world: Game | None = None  # a world stepped along the stretch, to check it still applies
+        self._hopeless: tuple[int, int] | None = None  # (hidden cards, passes) when no sampled world was won
 
     def act(self, view: PlayerView) -> int:
         if self.scout and scouting_draw(view):
             return core.DRAW
+        if self.unit == "reveal" and view.hidden_cards:
+            action = self._act_by_stretch(view)
+            self._fallback.note(view, action)
+            return action
         self._plans = [(world, line) for world, line in self._plans if line and view.matches(world)]
         self._visited.add(view.position_hash())
         if len(self._plans) < max(self.keep, 1) or self.keep == 0:
@@ -89,6 +105,110 @@ class DeterminizedAgent(Agent):
             action = self._fallback.choose(view)
         self._fallback.note(view, action)
         return action
+
+    # --- unit=reveal ---------------------------------------------------------------
+    def _act_by_stretch(self, view: PlayerView) -> int:
+        """Vote on stretches of play that end with the next move showing a hidden card.
+
+        Until a hidden card is shown the player learns nothing, so every move before it can
+        be planned now; the choice that matters is which card to show next, and from which
+        position. Voting on single actions instead credits a move with every world won by
+        *some* continuation, though different worlds may need different reveals that the
+        player cannot tell apart when it must choose between them (strategy fusion).
+
+        Candidates: the stretches that begin the sampled worlds' solutions, and, since the
+        solver's move order makes most worlds propose the same one, for every legal action
+        no solution starts with, the stretch that a world solved after that action proposes.
+        Each candidate is replayed in the worlds and solved there; all are scored on the first
+        half of the worlds, the ``candidates`` best on all of them (successive halving).
+        """
+        if self._stretch and self._stretch_world is not None and view.matches(self._stretch_world):
+            action = self._stretch.pop(0)
+            self._stretch_world.step(action)
+            return action
+        self._stretch, self._stretch_world = [], None
+        hidden = len(view.hidden_cards)
+        if self._hopeless == (hidden, view.passes):
+            return self._fallback.choose(view)  # nothing learned since no world could be won
+        worlds = [view.sample_world(self.rng) for _ in range(self.samples)]
+        proposals: dict[tuple[int, int], tuple[list[int], set[int]]] = {}
+
+        def propose(index: int, world: Game, line: list[int], prefix: list[int]) -> None:
+            if prefix and len(world.hidden_cards()) < hidden:  # the prefix's move showed a card
+                stretch, key = prefix, (view.position_hash(), prefix[0])
+            else:
+                stretch, key = first_stretch(world, line, hidden)
+                stretch = prefix + stretch
+            proposals.setdefault(key, (stretch, set()))[1].add(index)
+
+        undecided, lost = [], set()
+        for index, world in enumerate(worlds):
+            result = self._solve(world, self.nodes)
+            if result.status == SolveStatus.SOLVED and result.actions:
+                propose(index, world, result.actions, [])
+            elif result.status == SolveStatus.UNKNOWN:
+                undecided.append(index)
+            else:
+                lost.add(index)
+        if not proposals and self.retry > 1:
+            for index in undecided:
+                result = self._solve(worlds[index], self.nodes * self.retry)
+                if result.status == SolveStatus.SOLVED and result.actions:
+                    propose(index, worlds[index], result.actions, [])
+        if not proposals:
+            self._hopeless = (hidden, view.passes)
+            return self._fallback.choose(view)
+        live = [index for index in range(len(worlds)) if index not in lost]
+        firsts = {stretch[0] for stretch, _ in proposals.values()}
+        for action in view.legal_actions:
+            if action in firsts:
+                continue
+            for index in live[: self.widen]:
+                child = worlds[index].copy()
+                child.step(action)
+                result = self._solve(child, self.nodes)
+                if result.status == SolveStatus.SOLVED:
+                    propose(index, child, list(result.actions), [action])
+                    break
+        wins = {key: set(proposers) for key, (_, proposers) in proposals.items()}
+
+        def score(keys, indices):
+            for key in keys:
+                stretch = proposals[key][0]
+                for index in indices:
+                    if index in wins[key]:
+                        continue
+                    child = worlds[index].copy()
+                    for action in stretch:
+                        child.step(action)
+                    if child.is_won or self._solve(child, self.nodes).status == SolveStatus.SOLVED:
+                        wins[key].add(index)
+
+        previous = self._fallback._previous
+
+        def rank(key) -> tuple:
+            first = proposals[key][0][0]
+            priority = move_priority(view, view.effect(first), previous) if view.legal_mask[first] else SKIP
+            return (-len(wins[key]), -len(proposals[key][1]), -priority, len(proposals[key][0]))
+
+        keys = list(proposals)
+        if self.check and len(keys) > 1:
+            half = live[: (len(live) + 1) // 2]
+            score(keys, half)
+            keys = sorted(keys, key=rank)[: max(self.candidates, 1)]
+            if len(keys) > 1:
+                score(keys, live)
+        best = min(keys, key=rank)
+        stretch = list(proposals[best][0])
+        world = view.sample_world(self.rng)  # any world: the stretch's moves are legal in all of them
+        action = stretch.pop(0)
+        world.step(action)
+        self._stretch, self._stretch_world = stretch, world
+        return int(action)
+
+    def _solve(self, world: Game, nodes: int):
+        self.solves += 1
+        return solve(world, node_limit=nodes, time_limit=self.budget or None)
 
     # --- helpers ------------------------------------------------------------------
     def _solve_worlds(self, view: PlayerView) -> list[tuple[Game, list[int]]]:
@@ -186,6 +306,22 @@ class DeterminizedAgent(Agent):
             elif result.status == SolveStatus.UNKNOWN:
                 undecided.append(world)
         return plans, undecided
+
+
+def first_stretch(world: Game, line: list[int], hidden: int) -> tuple[list[int], tuple[int, int]]:
+    """The start of a winning ``line`` up to and including its first move that shows a hidden
+    card (of ``hidden`` hidden now), and the stretch's key: the public position before that
+    move and the move. Every move before it is legal in every world the player cannot tell
+    from ``world`` (legality never depends on a hidden card), so the stretch can be replayed
+    in any of them; the key names it whatever the route to that position.
+    """
+    game = world.copy()
+    for length, action in enumerate(line, start=1):
+        before = int(position_hash(game._state, game._rules_array))
+        game.step(action)
+        if int(game._hidden().sum()) < hidden:
+            return list(line[:length]), (before, int(action))
+    return list(line), (int(position_hash(game._state, game._rules_array)), -1)
 
 
 def scouting_draw(view: PlayerView) -> bool:

@@ -18,7 +18,8 @@ from klondike_env.core import DRAW
 ENDINGS = {"won", "dead", "resigned", "move limit"}
 FAST_AGENTS = [
     "random", "greedy", "determinized:samples=3,nodes=2000", "determinized:samples=3,nodes=2000,tiebreak=solver",
-    "determinized:samples=3,nodes=2000,tie_margin=1", "oracle:nodes=50000",
+    "determinized:samples=3,nodes=2000,tie_margin=1", "determinized:samples=3,nodes=2000,unit=reveal",
+    "oracle:nodes=50000",
 ]
 
 
@@ -88,7 +89,9 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are budget, check, keep, nodes, retry, reveal_margin, samples, scout, tie_margin, tiebreak"),
+        ("determinized:sample=2", "allowed options are budget, candidates, check, keep, nodes, retry, reveal_margin, "
+                                  "samples, scout, tie_margin, tiebreak, unit, widen"),
+        ("determinized:unit=move", "bad value 'move' for option 'unit' of agent 'determinized': allowed values are action, reveal"),
         ("determinized:tiebreak=best", "bad value 'best' for option 'tiebreak' of agent 'determinized': allowed values are solver, greedy"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
@@ -191,6 +194,56 @@ def test_greedy_tiebreak_decides_only_among_near_ties():
     margin.reset(DealInfo(seed=0, rules=Rules()))
     assert margin._ranked(view, {DRAW: [None] * 5, flip: [None] * 4}, lines) == [flip, DRAW]
     assert margin._ranked(view, {DRAW: [None] * 6, flip: [None] * 4}, lines) == [DRAW, flip]
+
+
+def test_first_stretch_ends_at_the_first_reveal_and_replays_in_every_world():
+    """A winning line's stretch stops right after the first move that shows a hidden card;
+    its moves are legal, and reveal at the same move, in any world the player cannot tell apart."""
+    from agents.determinized import first_stretch
+    from klondike_env import solve
+
+    checked = 0
+    for deal in range(1, 40):
+        game = Game.new(deal)
+        result = solve(game, node_limit=20000)
+        if result.status != "SOLVED":
+            continue
+        hidden = len(game.hidden_cards())
+        stretch, (before, action) = first_stretch(game, result.actions, hidden)
+        assert stretch == result.actions[: len(stretch)] and stretch[-1] == action
+        view = PlayerView(game)
+        for world_seed in range(3):
+            world = view.sample_world(world_seed)
+            counts = []
+            for move in stretch:
+                world.step(move)  # raises if illegal
+                counts.append(len(world.hidden_cards()))
+            assert counts[:-1] == [hidden] * (len(stretch) - 1) and counts[-1] < hidden
+        checked += 1
+    assert checked >= 20
+
+
+def test_reveal_unit_plays_its_whole_stretch_before_voting_again():
+    """Between two reveals nothing new is learned, so the agent follows the stretch it chose
+    without solving again; it solves afresh only after the stretch's reveal."""
+    agent = make_agent("determinized:samples=3,nodes=2000,unit=reveal")
+    agent.reset(DealInfo(seed=1, rules=Rules()))
+    game = Game.new(3)
+    stretches = 0
+    for _ in range(80):
+        hidden = len(game.hidden_cards())
+        solves_before = agent.solves
+        following = bool(agent._stretch)
+        action = agent.act(PlayerView(game))
+        if action == RESIGN:
+            break
+        if following:
+            assert agent.solves == solves_before  # on a chosen stretch: no solving
+        game.step(action)
+        if len(game.hidden_cards()) < hidden:
+            assert agent._stretch == []  # a reveal ends the stretch
+            stretches += 1
+    assert stretches >= 2
 
 
 def test_first_losing_move_brackets_the_loss():
