@@ -277,12 +277,15 @@ def fits_column(state, rules, card, col):
 
 @njit(cache=True)
 def column_run(state, col):
-    """The face-up cards of column ``col`` as a 52-bit mask (0 when empty)."""
-    base = TABLEAU + COLUMN_SLOTS * col
-    cards = np.int64(0)
-    for depth in range(state[COLUMN_DOWN + col], state[COLUMN_LENGTH + col]):
-        cards |= np.int64(1) << state[base + depth]
-    return cards
+    """The face-up run of column ``col`` as a colour-blind card set (:func:`_run_table`: both
+    cards of each colour and rank in it; 0 when empty). What a column accepts is always such
+    pairs, so ``column_run(s) & column_accepts(d)`` is empty exactly when no card of the run
+    fits ``d``; one table read instead of a loop over the run."""
+    length = state[COLUMN_LENGTH + col]
+    if length == 0:
+        return np.int64(0)
+    top = state[TABLEAU + COLUMN_SLOTS * col + length - 1]
+    return _RUN_BY_TOP_AND_LENGTH[top + 1, length - state[COLUMN_DOWN + col]]
 
 
 @njit(cache=True, inline="always")

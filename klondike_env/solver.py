@@ -268,6 +268,13 @@ def _generate_moves(state, rules, moves, scores, reached):
         core.column_accepts(state, rules, 4), core.column_accepts(state, rules, 5),
         core.column_accepts(state, rules, 6),
     )
+    # the cards some column takes (an empty column other than the first counts as none: only
+    # the first empty one is a destination), so most talon and foundation cards are ruled out
+    # with one test instead of seven
+    any_accepts = np.int64(0)
+    for col in range(NUM_COLUMNS):
+        if state[COLUMN_LENGTH + col] > 0 or col == first_empty:
+            any_accepts |= accepts[col]
     for source in range(NUM_COLUMNS):
         length = state[COLUMN_LENGTH + source]
         if length == 0:
@@ -303,7 +310,7 @@ def _generate_moves(state, rules, moves, scores, reached):
             if boundary > 0 and reached[boundary] == 0:
                 reached[boundary] = 1
                 count = _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty,
-                                         draws << _BEFORE_SHIFT, draws)
+                                         any_accepts, draws << _BEFORE_SHIFT, draws)
             if boundary >= talon_length:
                 break
             boundary = min(boundary + draw_count, talon_length)
@@ -318,7 +325,7 @@ def _generate_moves(state, rules, moves, scores, reached):
                     reached[boundary] = 1
                     recipe = (draws << _BEFORE_SHIFT) | (1 << _RECYCLE_SHIFT) | (after << _AFTER_SHIFT)
                     count = _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty,
-                                             recipe, draws + 1 + after)
+                                             any_accepts, recipe, draws + 1 + after)
     # foundation -> tableau ("worrying back")
     if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
         for suit in range(NUM_SUITS):
@@ -326,20 +333,24 @@ def _generate_moves(state, rules, moves, scores, reached):
             if height == 0:
                 continue
             card = NUM_RANKS * suit + height - 1
+            if (any_accepts >> card) & 1 == 0:
+                continue
             for col in range(NUM_COLUMNS):
                 if state[COLUMN_LENGTH + col] == 0 and col != first_empty:
                     continue
-                if core.fits_column(state, rules, card, col):
+                if (accepts[col] >> card) & 1:
                     count = _add_move(moves, scores, count, FOUNDATION_TO_COLUMN + NUM_COLUMNS * suit + col, 100)
     return count
 
 
 @njit(cache=True)
-def _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, recipe, cost):
+def _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, any_accepts, recipe, cost):
     """Moves of the talon card that ``recipe``'s draws bring to the waste top (boundary)."""
     card = state[TALON + boundary - 1]
     if core.fits_foundation(state, card):
         count = _add_move(moves, scores, count, recipe | WASTE_TO_FOUNDATION, 300 - cost)
+    if (any_accepts >> card) & 1 == 0:
+        return count
     for col in range(NUM_COLUMNS):
         if state[COLUMN_LENGTH + col] == 0 and col != first_empty:
             continue
