@@ -17,7 +17,6 @@ import numpy as np
 
 from klondike_env import core
 from klondike_env.game import Game, action_name
-from klondike_env.move_memory import position_hash
 from klondike_env.observation import reveals_hidden_cards
 from klondike_env.rules import Rules
 
@@ -143,7 +142,7 @@ class PlayerView:
         self._fits_foundation = lambda card: bool(core.fits_foundation(snapshot._state, card))
         public = public_state(snapshot)
         self._matches = lambda other: other.rules == snapshot.rules and np.array_equal(public_state(other), public)
-        self._position_hash = int(position_hash(snapshot._state, snapshot._rules_array))
+        self._position_hash = snapshot.position_hash()
 
     # --- derived, public ------------------------------------------------------
     @property

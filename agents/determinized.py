@@ -36,7 +36,6 @@ from agents.base import UNKNOWN, Agent, DealInfo, PlayerView
 from klondike_env import core
 from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
-from klondike_env.move_memory import position_hash
 from klondike_env.solver import SolveStatus, solve
 
 
@@ -293,7 +292,7 @@ class DeterminizedAgent(Agent):
         """``action`` leads to a position already visited (it turns no card up, so this is exact)."""
         child = self._plans[0][0].copy()
         child.step(action)
-        return int(position_hash(child._state, child._rules_array)) in self._visited
+        return child.position_hash() in self._visited
 
     def _solve_each(self, worlds: list[Game], nodes: int) -> tuple[list[tuple[Game, list[int]]], list[Game]]:
         """``(winning plans, worlds the budget left undecided)``."""
@@ -317,11 +316,11 @@ def first_stretch(world: Game, line: list[int], hidden: int) -> tuple[list[int],
     """
     game = world.copy()
     for length, action in enumerate(line, start=1):
-        before = int(position_hash(game._state, game._rules_array))
+        before = game.position_hash()
         game.step(action)
         if int(game._hidden().sum()) < hidden:
             return list(line[:length]), (before, int(action))
-    return list(line), (int(position_hash(game._state, game._rules_array)), -1)
+    return list(line), (game.position_hash(), -1)
 
 
 def scouting_draw(view: PlayerView) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from klondike_env import core
+from klondike_env import core, move_memory
 from klondike_env.cards import SUIT_SYMBOLS, card_str, check_deal, deal_deck, deck_string, parse_deck
 from klondike_env.rules import Rules
 
@@ -275,6 +275,11 @@ class Game:
     def known_cards(self) -> np.ndarray:
         """52 booleans: True for every card the player has seen (SPEC.md "Information")."""
         return ~self._hidden()
+
+    def position_hash(self) -> int:
+        """64-bit hash of the position as the player knows it (:func:`klondike_env.move_memory.position_hash`):
+        the same for every placement of the hidden cards, so agents can remember positions."""
+        return int(move_memory.position_hash(self._state, self._rules_array))
 
     def hidden_cards(self) -> list[int]:
         """Ids of the cards the player has never seen (face-down and undrawn stock cards)."""
