@@ -3,6 +3,7 @@
     python scripts/solve.py --deal 7                      # verdict and the moves, draw-3
     python scripts/solve.py --deal 7 --draw 1
     python scripts/solve.py --deals 1-2000 --workers 2 --csv configs/seeds/verdicts_draw3.csv
+    python scripts/solve.py --merge sweep.csv unknown_again.csv   # a deal's last row counts
 
 A sweep prints the winnability estimate with a 95% Wilson interval, counting the UNKNOWN deals
 first as losses and then as wins (both bounds shown), as Blake & Gent report it.
@@ -98,6 +99,27 @@ def sweep(deals, rules, args) -> None:
           f"max {seconds[-1]:.3f}; wall {wall:.0f} s; CSV {path}")
 
 
+def merge(paths: list[str]) -> None:
+    """Print the estimate over sweep CSVs taken together, a deal's row in a later file replacing
+    its row in an earlier one (e.g. the UNKNOWN deals of a sweep run again with a larger budget)."""
+    statuses: dict[int, str] = {}
+    for path in paths:
+        try:
+            with open(path, newline="") as handle:
+                reader = csv.DictReader(handle)
+                if tuple(reader.fieldnames or ()) != CSV_FIELDS:
+                    raise ValueError(f"bad sweep CSV {path}: expected the columns {','.join(CSV_FIELDS)}")
+                for row in reader:
+                    if row["status"] not in {status.value for status in SolveStatus}:
+                        raise ValueError(f"bad sweep CSV {path}: status {row['status']!r} for deal {row['deal']} "
+                                         f"is not one of SOLVED, UNSOLVABLE, UNKNOWN")
+                    statuses[int(row["deal"])] = row["status"]
+        except OSError as error:
+            raise ValueError(f"cannot read sweep CSV {path}: {error.strerror}") from None
+    print(f"{len(paths)} files, deals {min(statuses, default=0)}-{max(statuses, default=0)}")
+    print("\n".join(winnability_lines(list(statuses.values()))))
+
+
 def show_one(deal: int, rules: Rules, args) -> None:
     warm_up(args.memory_mb, args.node_limit)
     result = solve(deal, rules, time_limit=args.time_limit, node_limit=args.node_limit,
@@ -119,6 +141,8 @@ def main(argv=None) -> int:
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--deal", type=int, help="solve one deal and print its moves")
     which.add_argument("--deals", help="sweep deals, e.g. 1-1000 or 1-10,20")
+    which.add_argument("--merge", nargs="+", metavar="CSV",
+                       help="print the estimate over sweep CSVs together (a deal's row in a later file wins)")
     parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
     parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default unlimited)")
     parser.add_argument("--workers", type=int, default=1, help="processes for a sweep (default 1)")
@@ -131,7 +155,9 @@ def main(argv=None) -> int:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes)
         if args.workers < 1:
             raise ValueError(f"bad --workers {args.workers}: expected a positive integer")
-        if args.deal is not None:
+        if args.merge:
+            merge(args.merge)
+        elif args.deal is not None:
             show_one(args.deal, rules, args)
         else:
             sweep(parse_deals(args.deals), rules, args)

@@ -1,0 +1,61 @@
+"""scripts/solve.py: a sweep writes its CSV and the estimate; --merge combines sweeps; bad input is one line."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIELDS = "deal,status,solution_length,nodes,seconds,stopped_by"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("solve_script", ROOT / "scripts/solve.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sweep_writes_one_row_a_deal_and_the_estimate(tmp_path):
+    out = tmp_path / "sweep.csv"
+    run = subprocess.run([sys.executable, str(ROOT / "scripts/solve.py"), "--deals", "1-3,7", "--node-limit", "3000",
+                          "--csv", str(out)], capture_output=True, text=True, check=True)
+    rows = list(csv.DictReader(out.open()))
+    assert [int(row["deal"]) for row in rows] == [1, 2, 3, 7]
+    assert all(row["status"] in ("SOLVED", "UNSOLVABLE", "UNKNOWN") for row in rows)
+    assert all(int(row["nodes"]) <= 3000 for row in rows)
+    solved = sum(row["status"] == "SOLVED" for row in rows)
+    assert f"SOLVED {solved}," in run.stdout and "winnable (UNKNOWN as losses)" in run.stdout
+
+
+def test_merge_lets_a_later_file_decide_a_deal(tmp_path, capsys):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\n2,UNKNOWN,,300,0.2,nodes\n3,UNSOLVABLE,,5,0.0,\n4,UNKNOWN,,300,0.2,nodes\n")
+    second.write_text(f"{FIELDS}\n2,UNSOLVABLE,,900,0.5,\n")
+    assert _script().main(["--merge", str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert "deals 4: SOLVED 1, UNSOLVABLE 2, UNKNOWN 1" in out
+    assert "winnable (UNKNOWN as losses): 25.000%" in out and "winnable (UNKNOWN as wins): 50.000%" in out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--deals", "9-3"], "bad --deals range '9-3': the end is below the start"),
+    (["--deals", "x"], "bad --deals 'x': expected ranges such as 1-1000 or 1-10,20,30-32"),
+    (["--merge", "missing.csv"], "cannot read sweep CSV missing.csv: No such file or directory"),
+])
+def test_bad_input_is_one_line(argv, message, capsys):
+    assert _script().main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"error: {message}"
+
+
+def test_merge_refuses_a_file_that_is_not_a_sweep(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("deal,won\n1,True\n")
+    assert _script().main(["--merge", str(bad)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: bad sweep CSV {bad}: expected the columns {FIELDS}")
