@@ -32,7 +32,7 @@ reproducible; a ``budget`` in seconds trades that for a bound on time.
 
 from __future__ import annotations
 
-from agents.base import UNKNOWN, Agent, DealInfo, PlayerView
+from agents.base import UNKNOWN, Agent, AgentOptionError, DealInfo, PlayerView
 from klondike_env import core
 from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
@@ -62,19 +62,11 @@ class DeterminizedAgent(Agent):
     def __init__(self, **options):
         super().__init__(**options)
         if self.samples < 1:
-            from agents.base import AgentOptionError
-
             raise AgentOptionError(f"bad value {self.samples} for option 'samples' of agent 'determinized': must be >= 1")
-        if self.tiebreak not in ("solver", "greedy"):
-            from agents.base import AgentOptionError
-
-            raise AgentOptionError(f"bad value {self.tiebreak!r} for option 'tiebreak' of agent 'determinized': "
-                                   "allowed values are solver, greedy")
-        if self.unit not in ("action", "reveal"):
-            from agents.base import AgentOptionError
-
-            raise AgentOptionError(f"bad value {self.unit!r} for option 'unit' of agent 'determinized': "
-                                   "allowed values are action, reveal")
+        for option, allowed in (("tiebreak", ("solver", "greedy")), ("unit", ("action", "reveal"))):
+            if getattr(self, option) not in allowed:
+                raise AgentOptionError(f"bad value {getattr(self, option)!r} for option {option!r} of agent "
+                                       f"'determinized': allowed values are {', '.join(allowed)}")
         self._fallback = GreedyAgent()
 
     def reset(self, deal: DealInfo) -> None:
@@ -206,6 +198,7 @@ class DeterminizedAgent(Agent):
         return int(action)
 
     def _solve(self, world: Game, nodes: int):
+        """The solver on one world under ``nodes`` (and ``budget`` seconds); counts the call."""
         self.solves += 1
         return solve(world, node_limit=nodes, time_limit=self.budget or None)
 
@@ -239,8 +232,7 @@ class DeterminizedAgent(Agent):
                     if line[0] != action:
                         child = world.copy()
                         child.step(action)
-                        result = solve(child, node_limit=self.nodes, time_limit=self.budget or None)
-                        self.solves += 1
+                        result = self._solve(child, self.nodes)
                         if result.status == SolveStatus.SOLVED:
                             found[action].append((world, [action] + list(result.actions)))
         else:
@@ -298,8 +290,7 @@ class DeterminizedAgent(Agent):
         """``(winning plans, worlds the budget left undecided)``."""
         plans, undecided = [], []
         for world in worlds:
-            result = solve(world, node_limit=nodes, time_limit=self.budget or None)
-            self.solves += 1
+            result = self._solve(world, nodes)
             if result.status == SolveStatus.SOLVED and result.actions:
                 plans.append((world, list(result.actions)))
             elif result.status == SolveStatus.UNKNOWN:
@@ -318,7 +309,7 @@ def first_stretch(world: Game, line: list[int], hidden: int) -> tuple[list[int],
     for length, action in enumerate(line, start=1):
         before = game.position_hash()
         game.step(action)
-        if int(game._hidden().sum()) < hidden:
+        if len(game.hidden_cards()) < hidden:
             return list(line[:length]), (before, int(action))
     return list(line), (game.position_hash(), -1)
 

@@ -102,6 +102,7 @@ def sweep(deals, rules, args) -> None:
 def merge(paths: list[str]) -> None:
     """Print the estimate over sweep CSVs taken together, a deal's row in a later file replacing
     its row in an earlier one (e.g. the UNKNOWN deals of a sweep run again with a larger budget)."""
+    known = {status.value for status in SolveStatus}
     statuses: dict[int, str] = {}
     for path in paths:
         try:
@@ -110,7 +111,7 @@ def merge(paths: list[str]) -> None:
                 if tuple(reader.fieldnames or ()) != CSV_FIELDS:
                     raise ValueError(f"bad sweep CSV {path}: expected the columns {','.join(CSV_FIELDS)}")
                 for row in reader:
-                    if row["status"] not in {status.value for status in SolveStatus}:
+                    if row["status"] not in known:
                         raise ValueError(f"bad sweep CSV {path}: status {row['status']!r} for deal {row['deal']} "
                                          f"is not one of SOLVED, UNSOLVABLE, UNKNOWN")
                     statuses[int(row["deal"])] = row["status"]

@@ -14,7 +14,6 @@ import argparse
 import time
 from pathlib import Path
 
-
 from klondike_env.env import KlondikeEnv
 
 VAL_SEEDS = Path(__file__).resolve().parents[2] / "configs" / "seeds" / "val.txt"
