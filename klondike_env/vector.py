@@ -141,30 +141,38 @@ def table_counts(states):
     return foundation, moves, passes
 
 
-def start_thread_pool() -> None:
-    """Start numba's thread pool with OpenMP's idle threads asleep, unless it runs or the user chose.
+# How long an idle OpenMP thread of numba's pool spins before it sleeps (libgomp's
+# GOMP_SPINCOUNT; about 0.1 ms on this project's VM): long enough to bridge the gap between
+# two batched steps (the caller choosing actions), short enough not to hog a busy core.
+THREAD_SPIN_COUNT = 5000
 
-    By default an OpenMP thread waiting for work spins. On a 2-core VM whose cores also ran
-    other jobs that made every parallel call slow: a loop of 1,024 additions took ~8,000 µs
-    per call under numba's OpenMP layer, ~9 µs with ``OMP_WAIT_POLICY=PASSIVE``, and a
-    two-thread step of 1,024 games ~7,900 µs instead of ~480 µs. OpenMP reads the variable
-    once, when numba loads it, so it is set for that moment only (other libraries loaded
-    later keep their defaults), and not at all when the user set it or numba's pool already
-    runs (its settings stand).
+
+def start_thread_pool() -> None:
+    """Start numba's thread pool with idle threads spinning briefly, then asleep, unless it runs or the user chose.
+
+    By default an OpenMP thread waiting for work spins for milliseconds. On a 2-core VM whose
+    cores also ran other jobs that made every parallel call slow: a loop of 1,024 additions
+    took ~8,000 µs per call under numba's OpenMP layer. Asleep at once (``OMP_WAIT_POLICY=PASSIVE``,
+    sessions 2-5) the worker takes ~85 µs to wake at every step on the idle VM: a two-thread
+    step of one game cost ~100 µs against ~16 µs when it spins for ``THREAD_SPIN_COUNT``
+    rounds first. OpenMP reads the variables once, when numba loads it, so
+    ``GOMP_SPINCOUNT`` is set for that moment only (other libraries loaded later keep their
+    defaults), and not at all when the user set it or ``OMP_WAIT_POLICY``, or numba's pool
+    already runs (its settings stand).
     """
     try:
         numba.threading_layer()
         return
     except ValueError:  # not started yet
         pass
-    if "OMP_WAIT_POLICY" in os.environ:
+    if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
         numba.get_num_threads()
         return
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    os.environ["GOMP_SPINCOUNT"] = str(THREAD_SPIN_COUNT)
     try:
         numba.get_num_threads()  # starts the pool, loading OpenMP
     finally:
-        del os.environ["OMP_WAIT_POLICY"]
+        del os.environ["GOMP_SPINCOUNT"]
 
 
 class KlondikeBatch:

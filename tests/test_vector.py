@@ -12,7 +12,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from klondike_env.env import OUT_TERMINATED, OUT_TRUNCATED, KlondikeEnv
-from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv, start_thread_pool
+from klondike_env.vector import KlondikeBatch, KlondikeVectorEnv, THREAD_SPIN_COUNT, start_thread_pool
 
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: float = 0.0) -> np.ndarray:
@@ -273,25 +273,30 @@ def test_threads_give_the_same_results(kwargs):
         assert np.array_equal(first, second)
 
 
-def test_thread_pool_starts_with_sleeping_idle_threads_unless_told_otherwise(monkeypatch):
-    """OpenMP reads OMP_WAIT_POLICY when numba starts its pool: PASSIVE then, unless the user set
-    it; the variable is not left behind, and a running pool is left alone."""
+def test_thread_pool_starts_with_a_bounded_spin_unless_told_otherwise(monkeypatch):
+    """libgomp reads GOMP_SPINCOUNT when numba starts its pool: THREAD_SPIN_COUNT then, unless the
+    user set it or OMP_WAIT_POLICY; the variable is not left behind, and a running pool is left alone."""
     seen = []
 
     def not_started():
         raise ValueError("Threading layer is not initialized.")
 
     monkeypatch.setattr(numba, "threading_layer", not_started)
-    monkeypatch.setattr(numba, "get_num_threads", lambda: seen.append(os.environ.get("OMP_WAIT_POLICY")) or 2)
+    monkeypatch.setattr(numba, "get_num_threads", lambda: seen.append(os.environ.get("GOMP_SPINCOUNT")) or 2)
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     start_thread_pool()
-    assert seen == ["PASSIVE"] and "OMP_WAIT_POLICY" not in os.environ
-    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    assert seen == [str(THREAD_SPIN_COUNT)] and "GOMP_SPINCOUNT" not in os.environ
+    monkeypatch.setenv("OMP_WAIT_POLICY", "PASSIVE")
     start_thread_pool()
-    assert seen == ["PASSIVE", "ACTIVE"] and os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+    assert seen == [str(THREAD_SPIN_COUNT), None] and os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.delenv("OMP_WAIT_POLICY")
+    monkeypatch.setenv("GOMP_SPINCOUNT", "7")
+    start_thread_pool()
+    assert seen[-1] == "7" and os.environ["GOMP_SPINCOUNT"] == "7"
     monkeypatch.setattr(numba, "threading_layer", lambda: "omp")
     start_thread_pool()
-    assert len(seen) == 2
+    assert len(seen) == 3
 
 
 def test_bad_num_threads():
