@@ -43,7 +43,7 @@ class DeterminizedAgent(Agent):
     name = "determinized"
     OPTIONS = {
         "samples": (int, 20, "worlds sampled per decision"),
-        "nodes": (int, 10000, "solver positions per world (deterministic budget)"),
+        "nodes": (int, 30000, "solver positions per world (deterministic budget; 10000 before session 6)"),
         "budget": (float, 0.0, "solver seconds per world, 0 for none (timing-dependent when set)"),
         "keep": (int, 5, "re-sample when fewer winning plans than this survive (0: every decision)"),
         "check": (bool, True, "when worlds disagree, try every candidate first action in every world"),
