@@ -150,15 +150,15 @@ THREAD_SPIN_COUNT = 5000
 def start_thread_pool() -> None:
     """Start numba's thread pool with idle threads spinning briefly, then asleep, unless it runs or the user chose.
 
-    By default an OpenMP thread waiting for work spins for milliseconds. On a 2-core VM whose
-    cores also ran other jobs that made every parallel call slow: a loop of 1,024 additions
-    took ~8,000 µs per call under numba's OpenMP layer. Asleep at once (``OMP_WAIT_POLICY=PASSIVE``,
-    sessions 2-5) the worker takes ~85 µs to wake at every step on the idle VM: a two-thread
-    step of one game cost ~100 µs against ~16 µs when it spins for ``THREAD_SPIN_COUNT``
-    rounds first. OpenMP reads the variables once, when numba loads it, so
-    ``GOMP_SPINCOUNT`` is set for that moment only (other libraries loaded later keep their
-    defaults), and not at all when the user set it or ``OMP_WAIT_POLICY``, or numba's pool
-    already runs (its settings stand).
+    By default an OpenMP thread waiting for work spins for milliseconds: on a 2-core VM whose
+    cores also ran other jobs, a loop of 1,024 additions then took ~8,000 µs per call under
+    numba's OpenMP layer. Asleep at once (``OMP_WAIT_POLICY=PASSIVE``, the earlier choice), the
+    worker took ~85 µs to wake at every step on the idle VM: a two-thread step of one game cost
+    ~100 µs against ~16 µs when it spins ``THREAD_SPIN_COUNT`` rounds first. The price of the
+    spin: next to another busy process, two threads step ~40% slower than one (README, "Speed").
+    OpenMP reads the variables once, when numba loads it, so ``GOMP_SPINCOUNT`` is set for that
+    moment only (other libraries loaded later keep their defaults), and not at all when the
+    user set it or ``OMP_WAIT_POLICY``, or numba's pool already runs (its settings stand).
     """
     try:
         numba.threading_layer()
