@@ -132,20 +132,9 @@ class DeterminizedAgent(Agent):
                 stretch = prefix + stretch
             proposals.setdefault(key, (stretch, set()))[1].add(index)
 
-        undecided, lost = [], set()
-        for index, world in enumerate(worlds):
-            result = self._solve(world, self.nodes)
-            if result.status == SolveStatus.SOLVED and result.actions:
-                propose(index, world, result.actions, [])
-            elif result.status == SolveStatus.UNKNOWN:
-                undecided.append(index)
-            else:
-                lost.add(index)
-        if not proposals and self.retry > 1:
-            for index in undecided:
-                result = self._solve(worlds[index], self.nodes * self.retry)
-                if result.status == SolveStatus.SOLVED and result.actions:
-                    propose(index, worlds[index], result.actions, [])
+        won, lost = self._solve_with_retry(worlds, self.nodes)
+        for index, line in won:
+            propose(index, worlds[index], line, [])
         if not proposals:
             self._hopeless = (hidden, view.passes)
             return self._fallback.choose(view)
@@ -209,11 +198,8 @@ class DeterminizedAgent(Agent):
             worlds, nodes = [view.sample_world(self.rng)], self.nodes * self.samples
         else:
             worlds, nodes = [view.sample_world(self.rng) for _ in range(self.samples)], self.nodes
-        plans, undecided = self._solve_each(worlds, nodes)
-        if not plans and self.retry > 1 and undecided:
-            # nothing won in budget: the position may be hard rather than lost, so look deeper
-            plans, _ = self._solve_each(undecided, nodes * self.retry)
-        return plans
+        won, _ = self._solve_with_retry(worlds, nodes)
+        return [(worlds[index], line) for index, line in won]
 
     def _vote(self, view: PlayerView) -> int:
         """Play the action that wins in the most worlds, and keep those worlds' lines.
@@ -286,16 +272,26 @@ class DeterminizedAgent(Agent):
         child.step(action)
         return child.position_hash() in self._visited
 
-    def _solve_each(self, worlds: list[Game], nodes: int) -> tuple[list[tuple[Game, list[int]]], list[Game]]:
-        """``(winning plans, worlds the budget left undecided)``."""
-        plans, undecided = [], []
-        for world in worlds:
+    def _solve_with_retry(self, worlds: list[Game], nodes: int) -> tuple[list[tuple[int, list[int]]], set[int]]:
+        """``(won, lost)``: ``(index, winning line)`` of the worlds won and the indices of the
+        worlds proven lost, each solved under ``nodes``. When none is won, the undecided ones
+        are solved again with ``retry`` times the nodes: the position may be hard rather than
+        lost, so look deeper (``lost`` stays the first pass's)."""
+        won, undecided, lost = [], [], set()
+        for index, world in enumerate(worlds):
             result = self._solve(world, nodes)
             if result.status == SolveStatus.SOLVED and result.actions:
-                plans.append((world, list(result.actions)))
+                won.append((index, list(result.actions)))
             elif result.status == SolveStatus.UNKNOWN:
-                undecided.append(world)
-        return plans, undecided
+                undecided.append(index)
+            else:
+                lost.add(index)
+        if not won and self.retry > 1:
+            for index in undecided:
+                result = self._solve(worlds[index], nodes * self.retry)
+                if result.status == SolveStatus.SOLVED and result.actions:
+                    won.append((index, list(result.actions)))
+        return won, lost
 
 
 def first_stretch(world: Game, line: list[int], hidden: int) -> tuple[list[int], tuple[int, int]]:
