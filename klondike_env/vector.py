@@ -145,6 +145,8 @@ def table_counts(states):
 # GOMP_SPINCOUNT; about 0.1 ms on this project's VM): long enough to bridge the gap between
 # two batched steps (the caller choosing actions), short enough not to hog a busy core.
 THREAD_SPIN_COUNT = 5000
+# Either set by the user: their choice of how idle threads wait stands.
+THREAD_WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 
 def start_thread_pool() -> None:
@@ -165,7 +167,7 @@ def start_thread_pool() -> None:
         return
     except ValueError:  # not started yet
         pass
-    if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
+    if any(name in os.environ for name in THREAD_WAIT_VARIABLES):
         numba.get_num_threads()
         return
     os.environ["GOMP_SPINCOUNT"] = str(THREAD_SPIN_COUNT)

@@ -17,7 +17,7 @@ from numba import njit
 
 from klondike_env import Rules, core
 from klondike_env.env import C_STEPS, OUT_TERMINATED, OUT_TRUNCATED, OUT_WON, KlondikeEnv, play_step
-from klondike_env.vector import THREAD_SPIN_COUNT, KlondikeBatch, KlondikeVectorEnv, redeal
+from klondike_env.vector import THREAD_SPIN_COUNT, THREAD_WAIT_VARIABLES, KlondikeBatch, KlondikeVectorEnv, redeal
 
 QUOTED_OPENSPIEL_RATE = 36_000  # steps/s, as quoted in issue 3 (not measured here)
 DTYPES = ("float32", "uint8")  # the observation dtypes of the batched rows
@@ -324,7 +324,7 @@ def episode_length_table(quick: bool) -> str:
 def run(quick: bool = False) -> str:
     runs = 3  # every row is the best of three runs, column by column
     # OpenMP's waiting policy as KlondikeBatch starts numba's pool (vector.start_thread_pool)
-    user_set = [f"{name}={os.environ[name]}" for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT") if name in os.environ]
+    user_set = [f"{name}={os.environ[name]}" for name in THREAD_WAIT_VARIABLES if name in os.environ]
     wait_policy = (f"as the user set them ({', '.join(user_set)})" if user_set else
                    f"spinning {THREAD_SPIN_COUNT:,} rounds, then asleep (GOMP_SPINCOUNT while numba's pool starts)")
     load_before = os.getloadavg()[0]
