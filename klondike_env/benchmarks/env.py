@@ -100,6 +100,19 @@ def batch_rate(num_envs: int, batch_steps: int, num_threads: int = 1, dtype: str
     return timer.rates(num_envs * batch_steps)
 
 
+def one_game_step_us(num_threads: int, steps: int = 20_000) -> float:
+    """Wall µs per ``KlondikeBatch.step`` of a single game (its first legal action each step):
+    almost nothing but the fixed cost of a call, which with ``num_threads > 1`` includes
+    waking numba's idle threads (see :func:`klondike_env.vector.start_thread_pool`)."""
+    batch = KlondikeBatch(1, num_threads=num_threads)
+    batch.reset(seed=0)
+    for repeat in (100, steps):  # warm up, then time
+        start = time.perf_counter()
+        for _ in range(repeat):
+            batch.step(np.flatnonzero(batch.masks[0])[:1])
+    return (time.perf_counter() - start) / steps * 1e6
+
+
 def batched_rate(num_envs: int, batch_steps: int, num_threads: int = 1,
                  dtype: str = "float32") -> tuple[float, float, int]:
     envs = KlondikeVectorEnv(num_envs, num_threads=num_threads, observation_dtype=dtype)
