@@ -155,8 +155,9 @@ def start_thread_pool() -> None:
     By default an OpenMP thread waiting for work spins for milliseconds: on a 2-core VM whose
     cores also ran other jobs, a loop of 1,024 additions then took ~8,000 µs per call under
     numba's OpenMP layer. Asleep at once (``OMP_WAIT_POLICY=PASSIVE``, the earlier choice), the
-    worker took ~85 µs to wake at every step on the idle VM: a two-thread step of one game cost
-    ~100 µs against ~16 µs when it spins ``THREAD_SPIN_COUNT`` rounds first. The price of the
+    worker took tens of µs to wake at every step on the idle VM: a two-thread step of one game
+    cost 62-68 µs against ~10 µs when it spins ``THREAD_SPIN_COUNT`` rounds first (5-7 µs on one
+    thread; ``benchmarks.env.one_game_step_us``). The price of the
     spin: next to another busy process, two threads step ~40% slower than one (README, "Speed").
     OpenMP reads the variables once, when numba loads it, so ``GOMP_SPINCOUNT`` is set for that
     moment only (other libraries loaded later keep their defaults), and not at all when the
