@@ -29,6 +29,8 @@ from typing import Any
 
 import yaml
 
+from klondike_env.observation import ACTIONS_SUFFIX
+
 SECTIONS = ("name", "env", "algo", "policy", "train", "pretrain")
 
 POLICY_DEFAULTS: dict[str, Any] = {
@@ -38,6 +40,11 @@ POLICY_DEFAULTS: dict[str, Any] = {
     "net_arch": {"pi": [256, 256], "vf": [256, 256]},
     "activation_fn": "relu",
     "ortho_init": True,
+    # "linear": SB3's head (the pi MLP, then a linear layer to the 87 logits). "shared": one
+    # network scores every action from the position and the action's own features
+    # (agents.training.networks.ActionScoringPolicy); needs an observation ending in "+actions"
+    "action_scorer": "linear",
+    "action_hidden": 64,  # width of the shared scorer
     # only used by features_extractor="cards"
     "card_embedding_dim": 64,
     "attention_heads": 4,
@@ -101,6 +108,7 @@ _ALGO_RESERVED = {
 }
 _ACTIVATIONS = ("relu", "tanh", "elu", "gelu", "leaky_relu")
 _EXTRACTORS = ("mlp", "cards")
+_ACTION_SCORERS = ("linear", "shared")
 
 
 class _Loader(yaml.SafeLoader):
@@ -260,6 +268,20 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
             f"got {policy['features_extractor']!r}"
         )
     _check_net_arch(policy["net_arch"])
+    if policy["action_scorer"] not in _ACTION_SCORERS:
+        raise ConfigError(
+            f"policy.action_scorer must be one of {', '.join(_ACTION_SCORERS)}, got {policy['action_scorer']!r}"
+        )
+    if policy["action_scorer"] == "shared":
+        observation = config["env"].get("observation", "information")
+        if not str(observation).endswith(ACTIONS_SUFFIX):
+            raise ConfigError(
+                f"policy.action_scorer: shared scores actions from their features: env.observation must end "
+                f"in {ACTIONS_SUFFIX!r} (e.g. 'information{ACTIONS_SUFFIX}'), got {observation!r}"
+            )
+        if policy["features_extractor"] != "mlp":
+            raise ConfigError("policy.action_scorer: shared works with features_extractor: mlp only, "
+                              f"got {policy['features_extractor']!r}")
 
     train = config["train"]
     _check_keys("train", train, TRAIN_DEFAULTS)
@@ -271,7 +293,7 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     for key in ("eval_freq", "eval_deals", "final_eval_deals", "keep_checkpoints"):
         if train[key] < 0:
             raise ConfigError(f"train.{key} must be 0 or more, got {train[key]}")
-    for key in ("card_embedding_dim", "attention_heads"):
+    for key in ("card_embedding_dim", "attention_heads", "action_hidden"):
         if policy[key] < 1:
             raise ConfigError(f"policy.{key} must be at least 1, got {policy[key]}")
     if policy["attention_layers"] < 0:

@@ -15,6 +15,17 @@ With ``env.observation_dtype: uint8`` the env sends each entry's integer numerat
 entries' divisors (:class:`ObservationScale`), so the network sees exactly the float32
 observation and a uint8 run and a float32 run train the same network on the same numbers.
 ``"mlp"`` becomes :class:`ScaledFlattenExtractor` (SB3's flatten after the division).
+
+The policy head (``policy.action_scorer``):
+
+* ``"linear"`` -- SB3's: the ``pi`` MLP, then one linear layer to the 87 logits.
+* ``"shared"`` -- :class:`ActionScoringPolicy`, for observations with per-action features
+  (``"…+actions"``). One small network scores every action from the position's embedding
+  (the ``pi`` MLP over the observation without the features), the action's 8 features
+  and a learned embedding of the action id; the 87 scores are the logits. The same
+  weights score every action, so "a move that turns a card up is good" is learned once,
+  not 87 times, as it must be when a flat MLP reads feature ``f`` of action ``a`` through
+  its own weights.
 """
 
 from __future__ import annotations
@@ -24,11 +35,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor, create_mlp
 from torch import nn
 
-from klondike_env.core import NUM_CARDS
-from klondike_env.observation import NUM_SCALARS, observation_divisors
+from klondike_env.core import NUM_ACTIONS, NUM_CARDS
+from klondike_env.observation import ACTION_FEATURES, NUM_SCALARS, observation_divisors
 
 ACTIVATIONS = {
     "relu": nn.ReLU,
@@ -111,6 +123,72 @@ class CardAttentionExtractor(BaseFeaturesExtractor):
         return torch.cat([pooled, self.scalar_projection(scalars)], dim=1)
 
 
+class ActionScorer(nn.Module):
+    """SB3's ``mlp_extractor`` slot for :class:`ActionScoringPolicy`.
+
+    ``forward_actor`` returns the 87 action scores themselves (``latent_dim_pi`` = 87, and
+    the policy's ``action_net`` is the identity); ``forward_critic`` is SB3's value MLP over
+    the whole observation.
+    """
+
+    def __init__(self, features_dim: int, net_arch: dict[str, list[int]], activation_fn: type[nn.Module],
+                 hidden: int):
+        super().__init__()
+        self.base_size = features_dim - NUM_ACTIONS * ACTION_FEATURES
+        if self.base_size <= 0:
+            raise ValueError(f"features of size {features_dim} hold no {NUM_ACTIONS} x {ACTION_FEATURES} "
+                             "per-action features: use an observation mode ending in '+actions'")
+        pi_layers = list(net_arch["pi"])
+        self.position = nn.Sequential(*create_mlp(self.base_size, hidden, pi_layers, activation_fn))
+        self.action_features = nn.Linear(ACTION_FEATURES, hidden)
+        self.action_id = nn.Embedding(NUM_ACTIONS, hidden)
+        self.score = nn.Sequential(activation_fn(), nn.Linear(hidden, hidden), activation_fn(), nn.Linear(hidden, 1))
+        self.value = MlpExtractor(features_dim, {"pi": [], "vf": list(net_arch["vf"])}, activation_fn)
+        self.latent_dim_pi = NUM_ACTIONS
+        self.latent_dim_vf = self.value.latent_dim_vf
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        position = self.position(features[:, :self.base_size])
+        per_action = features[:, self.base_size:].reshape(-1, NUM_ACTIONS, ACTION_FEATURES)
+        hidden = position.unsqueeze(1) + self.action_features(per_action) + self.action_id.weight
+        return self.score(hidden).squeeze(-1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value.forward_critic(features)
+
+
+class ActionScoringPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy with :class:`ActionScorer` heads (``policy.action_scorer: shared``)."""
+
+    def __init__(self, *args, action_hidden: int = 64, **kwargs):
+        self.action_hidden = action_hidden
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        net_arch = self.net_arch if isinstance(self.net_arch, dict) else {"pi": self.net_arch, "vf": self.net_arch}
+        self.mlp_extractor = ActionScorer(self.features_dim, net_arch, self.activation_fn, self.action_hidden)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        # the scorer's outputs are the logits already
+        self.action_net = nn.Identity()
+        if self.ortho_init:
+            # small last layer, as SB3 gives its action_net: a near-uniform first policy
+            self.init_weights(self.mlp_extractor.score[-1], gain=0.01)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "action_hidden": self.action_hidden}
+
+
+def policy_class(policy_config: dict[str, Any]):
+    """What MaskablePPO is given as its policy for the ``policy`` config section."""
+    return ActionScoringPolicy if policy_config["action_scorer"] == "shared" else "MlpPolicy"
+
+
 def policy_kwargs(policy_config: dict[str, Any], env_config: dict[str, Any]) -> dict[str, Any]:
     """MaskablePPO ``policy_kwargs`` from the ``policy`` and (resolved) ``env`` config sections."""
     kwargs: dict[str, Any] = {
@@ -118,6 +196,8 @@ def policy_kwargs(policy_config: dict[str, Any], env_config: dict[str, Any]) -> 
         "activation_fn": ACTIVATIONS[policy_config["activation_fn"]],
         "ortho_init": policy_config["ortho_init"],
     }
+    if policy_config["action_scorer"] == "shared":
+        kwargs["action_hidden"] = policy_config["action_hidden"]
     # the extractor divides uint8 observations back to the float32 values (ObservationScale)
     uint8 = env_config.get("observation_dtype", "float32") == "uint8"
     mode = env_config.get("observation", "information")

@@ -34,7 +34,7 @@ from agents.training.callbacks import (
 )
 from agents.training.config import ConfigError, save_config
 from agents.training.evaluation import evaluate_model
-from agents.training.networks import policy_kwargs
+from agents.training.networks import policy_class, policy_kwargs
 
 RUNS_DIR = Path("runs")
 
@@ -181,7 +181,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
     if resume is None:
         env = make_train_env(config)
         model = MaskablePPO(
-            "MlpPolicy", env, seed=train_config["seed"], device=train_config["device"],
+            policy_class(config["policy"]), env, seed=train_config["seed"], device=train_config["device"],
             policy_kwargs=policy_kwargs(config["policy"], config["env"]), verbose=0, **algo_kwargs(config["algo"]),
         )
         if train_config["init_model"]:
