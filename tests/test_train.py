@@ -193,6 +193,9 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
         ("policy.activation_fn=swish", r"policy\.activation_fn must be one of relu, tanh"),
         ("policy.features_extractor=cnn", r"policy\.features_extractor must be one of mlp, cards"),
         ("policy.net_arch=[64, -1]", r"policy\.net_arch must be a list of layer sizes"),
+        ("policy.action_scorer=pointer", r"policy\.action_scorer must be one of linear, shared, got 'pointer'"),
+        ("policy.action_scorer=shared", r"env\.observation must end in '\+actions' .*got 'information'"),
+        ("policy.action_hidden=0", r"policy\.action_hidden must be at least 1"),
         ("name=a/b", r"name must be a non-empty string without '/'"),
         ("algo=3", r"'algo' must be a mapping"),
     ],
@@ -353,6 +356,36 @@ def test_card_network_trains(tmp_path):
                                 "train.final_eval_deals=0", "train.eval_freq=0"),
                     runs_root=tmp_path, verbose=0)
     assert (run_dir / "model.zip").is_file()
+
+
+def test_shared_action_scorer_trains_and_plays_through_the_policy_agent(tmp_path):
+    import torch
+
+    from agents.evaluation import play_game
+    from agents.registry import make_agent
+    from agents.training.networks import ActionScoringPolicy
+    from klondike_env import Rules
+    from klondike_env.core import NUM_ACTIONS
+    from klondike_env.observation import ACTION_FEATURES
+
+    run_dir = train(tiny_config("env.observation=information+actions", "policy.action_scorer=shared",
+                                "policy.action_hidden=16", "train.final_eval_deals=0"),
+                    runs_root=tmp_path, verbose=0)
+    agent = make_agent(f"policy:path={run_dir / 'model.zip'}")
+    policy = agent.model.policy
+    assert isinstance(policy, ActionScoringPolicy) and policy.action_hidden == 16
+    assert play_game(agent, 3, Rules(), seed=0, max_moves=60).moves > 0
+    # one action's features reach that action's score only (scores: the logits before softmax)
+    observation = torch.rand(2, policy.observation_space.shape[0])
+    changed = observation.clone()
+    action = 40
+    start = observation.shape[1] - (NUM_ACTIONS - action) * ACTION_FEATURES
+    changed[:, start:start + ACTION_FEATURES] += 1.0
+    with torch.no_grad():
+        scores = policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(observation)))
+        changed_scores = policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(changed)))
+    differs = (scores != changed_scores).any(dim=0)
+    assert differs[action] and differs.sum() == 1
 
 
 def test_batched_policy_evaluation_writes_harness_files(tiny_run, tmp_path):

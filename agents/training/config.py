@@ -44,7 +44,7 @@ POLICY_DEFAULTS: dict[str, Any] = {
     # network scores every action from the position and the action's own features
     # (agents.training.networks.ActionScoringPolicy); needs an observation ending in "+actions"
     "action_scorer": "linear",
-    "action_hidden": 64,  # width of the shared scorer
+    "action_hidden": 16,  # units of the shared scorer's hidden layer
     # only used by features_extractor="cards"
     "card_embedding_dim": 64,
     "attention_heads": 4,

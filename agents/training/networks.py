@@ -20,12 +20,11 @@ The policy head (``policy.action_scorer``):
 
 * ``"linear"`` -- SB3's: the ``pi`` MLP, then one linear layer to the 87 logits.
 * ``"shared"`` -- :class:`ActionScoringPolicy`, for observations with per-action features
-  (``"…+actions"``). One small network scores every action from the position's embedding
-  (the ``pi`` MLP over the observation without the features), the action's 8 features
-  and a learned embedding of the action id; the 87 scores are the logits. The same
-  weights score every action, so "a move that turns a card up is good" is learned once,
-  not 87 times, as it must be when a flat MLP reads feature ``f`` of action ``a`` through
-  its own weights.
+  (``"…+actions"``). SB3's head plus one small network that scores every action from the
+  position (a query from the ``pi`` MLP), the action's 8 features and a learned embedding
+  of the action id. The same weights score every action, so "a move that turns a card up
+  is good" is learned once, not 87 times, as it must be when a flat MLP reads feature
+  ``f`` of action ``a`` through its own weights.
 """
 
 from __future__ import annotations
@@ -126,44 +125,51 @@ class CardAttentionExtractor(BaseFeaturesExtractor):
 class ActionScorer(nn.Module):
     """SB3's ``mlp_extractor`` slot for :class:`ActionScoringPolicy`.
 
-    ``forward_actor`` returns the 87 action scores themselves (``latent_dim_pi`` = 87, and
-    the policy's ``action_net`` is the identity); ``forward_critic`` is SB3's value MLP over
-    the whole observation.
+    ``forward_actor`` returns the 87 logits themselves (``latent_dim_pi`` = 87; the policy's
+    ``action_net`` is the identity): SB3's head -- the ``pi`` MLP over the whole observation
+    and a linear layer, one logit per action id -- plus a shared score of each action: one
+    hidden layer of ``hidden`` units over a query from the ``pi`` MLP's output, the action's
+    8 features and a learned embedding of its id. The sum can express everything SB3's head
+    can, and the shared term reads every action's features through the same weights.
+    ``forward_critic`` is SB3's value MLP.
     """
 
     def __init__(self, features_dim: int, net_arch: dict[str, list[int]], activation_fn: type[nn.Module],
                  hidden: int):
         super().__init__()
-        self.base_size = features_dim - NUM_ACTIONS * ACTION_FEATURES
-        if self.base_size <= 0:
+        self.features_start = features_dim - NUM_ACTIONS * ACTION_FEATURES
+        if self.features_start <= 0:
             raise ValueError(f"features of size {features_dim} hold no {NUM_ACTIONS} x {ACTION_FEATURES} "
                              "per-action features: use an observation mode ending in '+actions'")
-        pi_layers = list(net_arch["pi"])
-        self.position = nn.Sequential(*create_mlp(self.base_size, hidden, pi_layers, activation_fn))
+        self.mlp = MlpExtractor(features_dim, net_arch, activation_fn)
+        self.per_action_id = nn.Linear(self.mlp.latent_dim_pi, NUM_ACTIONS)
+        self.query = nn.Linear(self.mlp.latent_dim_pi, hidden)
         self.action_features = nn.Linear(ACTION_FEATURES, hidden)
         self.action_id = nn.Embedding(NUM_ACTIONS, hidden)
-        self.score = nn.Sequential(activation_fn(), nn.Linear(hidden, hidden), activation_fn(), nn.Linear(hidden, 1))
-        self.value = MlpExtractor(features_dim, {"pi": [], "vf": list(net_arch["vf"])}, activation_fn)
+        self.score = nn.Sequential(activation_fn(), nn.Linear(hidden, 1))
         self.latent_dim_pi = NUM_ACTIONS
-        self.latent_dim_vf = self.value.latent_dim_vf
+        self.latent_dim_vf = self.mlp.latent_dim_vf
+
+    def output_layers(self) -> tuple[nn.Linear, nn.Linear]:
+        return self.per_action_id, self.score[-1]
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        position = self.position(features[:, :self.base_size])
-        per_action = features[:, self.base_size:].reshape(-1, NUM_ACTIONS, ACTION_FEATURES)
-        hidden = position.unsqueeze(1) + self.action_features(per_action) + self.action_id.weight
-        return self.score(hidden).squeeze(-1)
+        latent = self.mlp.forward_actor(features)
+        per_action = features[:, self.features_start:].reshape(-1, NUM_ACTIONS, ACTION_FEATURES)
+        hidden = self.query(latent).unsqueeze(1) + self.action_features(per_action) + self.action_id.weight
+        return self.per_action_id(latent) + self.score(hidden).squeeze(-1)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        return self.value.forward_critic(features)
+        return self.mlp.forward_critic(features)
 
 
 class ActionScoringPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy with :class:`ActionScorer` heads (``policy.action_scorer: shared``)."""
 
-    def __init__(self, *args, action_hidden: int = 64, **kwargs):
+    def __init__(self, *args, action_hidden: int = 16, **kwargs):
         self.action_hidden = action_hidden
         super().__init__(*args, **kwargs)
 
@@ -176,8 +182,9 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         # the scorer's outputs are the logits already
         self.action_net = nn.Identity()
         if self.ortho_init:
-            # small last layer, as SB3 gives its action_net: a near-uniform first policy
-            self.init_weights(self.mlp_extractor.score[-1], gain=0.01)
+            # small output layers, as SB3 gives its action_net: a near-uniform first policy
+            for layer in self.mlp_extractor.output_layers():
+                self.init_weights(layer, gain=0.01)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
