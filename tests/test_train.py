@@ -375,7 +375,11 @@ def test_shared_action_scorer_trains_and_plays_through_the_policy_agent(tmp_path
     policy = agent.model.policy
     assert isinstance(policy, ActionScoringPolicy) and policy.action_hidden == 16
     assert play_game(agent, 3, Rules(), seed=0, max_moves=60).moves > 0
-    # one action's features reach that action's score only (scores: the logits before softmax)
+    # with the pi MLP blind to the per-action features, one action's features reach that
+    # action's score only (the shared scorer reads action a's features for action a)
+    scorer = policy.mlp_extractor
+    with torch.no_grad():
+        scorer.mlp.policy_net[0].weight[:, scorer.features_start:] = 0.0
     observation = torch.rand(2, policy.observation_space.shape[0])
     changed = observation.clone()
     action = 40
