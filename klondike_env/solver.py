@@ -93,6 +93,17 @@ chooses which moves to try and in what order.
   that exhausts its search has visited every reachable position and proves the position lost
   exactly as the complete search would; a probe stopped by its budget proves nothing and is
   dropped. Small budgets (the agents' 10,000 positions) never reach ``PROBE_AFTER``.
+* **Best-first search** (no pruning). Once the complete search has expanded ``BEST_AFTER``
+  positions, a third search from the root takes turns with it and the probes: it keeps every
+  generated position (in a table of its own) and always expands the stored position with the
+  smallest estimate -- the cards not yet home plus twice the tableau cards lying above a lower
+  card of their own suit -- ties going to the move generator's order, then to the newest
+  position. Depth-first and best-first orders get stuck in different deals, and search costs
+  are heavy-tailed, so running both costs less than either alone (README, "Solver"). Soundness as for the
+  probes: its win is a replayed line, and when its queue empties it has expanded every position
+  reachable from the root (each successor is stored unless its key was stored already), a proof
+  of loss like the complete search's. It stores positions (``BEST_NODE_BYTES`` each) in
+  ``BEST_MEMORY_SHARE`` of the memory limit; when that is full it stops and proves nothing.
 
 Foundation-to-tableau moves ("worrying back") are kept: Blake & Gent (JAIR) show the
 Klondike-Solver rule that forbids them right after a foundation move gives wrong "unwinnable"
@@ -644,6 +655,166 @@ def _solution(root, rules, moves, move_next, depth, out):
     return count
 
 
+# --- best-first search (module docstring, "Best-first search") ----------------------
+_BEST_EXPANDED, _BEST_STORED, _BEST_HEAP, _BEST_RESULT, _BEST_WON = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _distance_estimate(state):
+    """Cards not yet home, plus twice the tableau cards that lie above a lower card of their
+    own suit (each must move out of the way once more before that card can go home)."""
+    home = 0
+    for suit in range(NUM_SUITS):
+        home += state[FOUNDATION + suit]
+    blocked = 0
+    for col in range(NUM_COLUMNS):
+        base = TABLEAU + COLUMN_SLOTS * col
+        length = state[COLUMN_LENGTH + col]
+        for low in range(length):
+            card = state[base + low]
+            for high in range(low + 1, length):
+                other = state[base + high]
+                if other // NUM_RANKS == card // NUM_RANKS and other > card:
+                    blocked += 1
+                    break
+    return core.NUM_CARDS - home + 2 * blocked
+
+
+@njit(cache=True, inline="always")
+def _heap_before(heap_priority, heap_node, a, b):
+    """Heap order: higher priority first; on a tie the newer node (depth-first among equals)."""
+    return heap_priority[a] > heap_priority[b] or (heap_priority[a] == heap_priority[b] and heap_node[a] > heap_node[b])
+
+
+@njit(cache=True)
+def _heap_push(heap_priority, heap_node, size, priority, node):
+    i = size
+    heap_priority[i] = priority
+    heap_node[i] = node
+    while i > 0:
+        up = (i - 1) >> 1
+        if not _heap_before(heap_priority, heap_node, i, up):
+            break
+        heap_priority[up], heap_priority[i] = heap_priority[i], heap_priority[up]
+        heap_node[up], heap_node[i] = heap_node[i], heap_node[up]
+        i = up
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(heap_priority, heap_node, size):
+    """Remove the first node; returns it and the new size."""
+    node = heap_node[0]
+    size -= 1
+    heap_priority[0] = heap_priority[size]
+    heap_node[0] = heap_node[size]
+    i = 0
+    while True:
+        first = i
+        for child in (2 * i + 1, 2 * i + 2):
+            if child < size and _heap_before(heap_priority, heap_node, child, first):
+                first = child
+        if first == i:
+            return node, size
+        heap_priority[first], heap_priority[i] = heap_priority[i], heap_priority[first]
+        heap_node[first], heap_node[i] = heap_node[i], heap_node[first]
+        i = first
+
+
+@njit(cache=True, inline="always")
+def _store_position(store, index, state):
+    for i in range(STATE_SIZE):
+        store[index, i] = state[i]
+
+
+@njit(cache=True)
+def _best_first_start(root, rules, talon_index, limited, table, epoch, store, parent, via,
+                      heap_priority, heap_node, ctrl):
+    """Store the root (after auto-play) as node 0 and queue it."""
+    state = root.copy()
+    _auto_play(state, rules, np.empty(0, np.int32), 0)
+    state[core.MOVES] = 0  # the move counter means nothing here (and would not fit the int8 store)
+    ctrl[:] = 0
+    if core.is_won(state):
+        ctrl[_BEST_RESULT] = _WON
+        ctrl[_BEST_WON] = 0
+        return
+    key = np.empty(KEY_WORDS, np.int64)
+    scratch = np.empty(2 * NUM_COLUMNS, np.int64)
+    _position_key(state, rules, talon_index, limited, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
+    _table_insert(table, epoch, key)
+    _store_position(store, 0, state)
+    parent[0] = -1
+    via[0] = 0
+    ctrl[_BEST_STORED] = 1
+    ctrl[_BEST_HEAP] = _heap_push(heap_priority, heap_node, 0, 0, 0)
+    if _stuck_for_good(state, rules):
+        ctrl[_BEST_HEAP] = 0
+        ctrl[_BEST_RESULT] = _EXHAUSTED
+
+
+@njit(cache=True)
+def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, heap_priority, heap_node,
+                ctrl, node_stop, entry_stop):
+    """Expand the most promising stored position until a win, exhaustion, a full store or table,
+    or ``node_stop`` expansions (resumable: everything lives in the arrays and ``ctrl``)."""
+    key = np.empty(KEY_WORDS, np.int64)
+    values = np.empty(NUM_COLUMNS, np.int64)
+    free = np.empty(NUM_COLUMNS, np.int64)
+    reached = np.empty(core.TALON_SLOTS + 1, np.uint8)
+    moves = np.empty(MAX_MOVES, np.int32)
+    scores = np.empty(MAX_MOVES, np.int32)
+    no_record = np.empty(0, np.int32)
+    state = np.empty(STATE_SIZE, np.int32)
+    child = np.empty(STATE_SIZE, np.int32)
+    expanded = ctrl[_BEST_EXPANDED]
+    stored = ctrl[_BEST_STORED]
+    size = ctrl[_BEST_HEAP]
+    while ctrl[_BEST_RESULT] == _RUNNING:
+        if size == 0:
+            ctrl[_BEST_RESULT] = _EXHAUSTED
+            break
+        if expanded >= node_stop:
+            break
+        if stored + MAX_MOVES > store.shape[0] or stored + MAX_MOVES > entry_stop:
+            ctrl[_BEST_RESULT] = _FULL
+            break
+        node, size = _heap_pop(heap_priority, heap_node, size)
+        for i in range(STATE_SIZE):
+            state[i] = store[node, i]
+        expanded += 1
+        count = _generate_moves(state, rules, moves, scores, reached)
+        for index in range(count):
+            child[:] = state
+            _apply_move(child, rules, moves[index], no_record, 0)
+            _auto_play(child, rules, no_record, 0)
+            child[core.MOVES] = 0
+            won = core.is_won(child)
+            if not won:
+                _position_key(child, rules, talon_index, limited, key, values, free)
+                inserted = _table_insert(table, epoch, key)
+                if inserted < 0:
+                    ctrl[_BEST_RESULT] = _FULL
+                    break
+                if inserted == 0:
+                    continue
+            _store_position(store, stored, child)
+            parent[stored] = node
+            via[stored] = moves[index]
+            if won:
+                ctrl[_BEST_RESULT] = _WON
+                ctrl[_BEST_WON] = stored
+                stored += 1
+                break
+            # the estimate decides; the move generator's order breaks its ties
+            priority = -64 * _distance_estimate(child) + max(scores[index], 0) // 16
+            size = _heap_push(heap_priority, heap_node, size, priority, stored)
+            stored += 1
+    ctrl[_BEST_EXPANDED] = expanded
+    ctrl[_BEST_STORED] = stored
+    ctrl[_BEST_HEAP] = size
+
+
 # --- Python interface ------------------------------------------------------------
 class _Table:
     """A transposition table kept between calls; an epoch stamp empties it in O(1)."""
@@ -668,7 +839,7 @@ def _table_for(capacity: int, role: str = "main") -> _Table:
     which run interleaved with it and so need a table of their own)."""
     table = _tables.get((capacity, role))
     if table is None:
-        if len(_tables) >= 3:  # keep memory bounded across calls with different budgets
+        if len(_tables) >= 4:  # keep memory bounded across calls with different budgets
             _tables.pop(next(iter(_tables)))
         table = _tables[(capacity, role)] = _Table(capacity)
     return table
@@ -800,6 +971,74 @@ class _DepthFirst:
         return [int(a) for a in out[:count]]
 
 
+# Best-first search (module docstring): one per solve, started once the complete search has
+# expanded BEST_AFTER positions (above the 4 x 30,000 of the determinized agent's retries, so
+# the agents' solves are unchanged), expanding BEST_SHARE positions per position of the
+# complete search, in BEST_MEMORY_SHARE of the memory limit (a quarter of it for its table).
+BEST_AFTER = 150_000
+BEST_SHARE = 1.0
+BEST_MEMORY_SHARE = 0.25
+BEST_NODE_BYTES = STATE_SIZE + 4 + 4 + 8 + 4  # the int8 position, parent, move, heap priority and node
+
+
+class _BestFirst:
+    """The best-first search from the root, resumable in chunks of expansions."""
+
+    def __init__(self, root, rules_array, talon_index, memory_limit_mb: float):
+        self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
+        memory_mb = memory_limit_mb * BEST_MEMORY_SHARE
+        capacity = table_capacity(memory_mb / 4)
+        self.table = _table_for(capacity, "best")
+        self.entry_stop = int(capacity * MAX_FILL)
+        self.epoch = np.int64(self.table.next_epoch())
+        rows = max(2 * MAX_MOVES, int((memory_mb * 2**20 - capacity * ENTRY_BYTES) / BEST_NODE_BYTES))
+        self.store = np.empty((rows, STATE_SIZE), np.int8)
+        self.parent = np.empty(rows, np.int32)
+        self.via = np.empty(rows, np.int32)
+        self.heap_priority = np.empty(rows, np.int64)
+        self.heap_node = np.empty(rows, np.int32)
+        self.limited = bool(rules_array[RULE_MAX_PASSES] > 0)
+        self.ctrl = np.zeros(5, np.int64)
+        _best_first_start(root, rules_array, talon_index, self.limited, self.table.keys, self.epoch, self.store,
+                          self.parent, self.via, self.heap_priority, self.heap_node, self.ctrl)
+
+    @property
+    def result(self) -> int:
+        return int(self.ctrl[_BEST_RESULT])
+
+    @property
+    def nodes(self) -> int:
+        return int(self.ctrl[_BEST_EXPANDED])
+
+    @property
+    def entries(self) -> int:
+        return int(self.ctrl[_BEST_STORED])
+
+    @property
+    def memory_mb(self) -> float:
+        """The table's used entries and the stored positions."""
+        return self.entries * (ENTRY_BYTES + BEST_NODE_BYTES) / 2**20
+
+    cut = False  # no depth cap: an exhausted best-first search is a proof
+
+    def run(self, nodes: int) -> None:
+        _best_first(self.rules_array, self.talon_index, self.limited, self.table.keys, self.epoch, self.store,
+                    self.parent, self.via, self.heap_priority, self.heap_node, self.ctrl,
+                    self.ctrl[_BEST_EXPANDED] + nodes, self.entry_stop)
+
+    def solution(self) -> list[int]:
+        path = []
+        node = int(self.ctrl[_BEST_WON])
+        while node > 0:
+            path.append(int(self.via[node]))
+            node = int(self.parent[node])
+        moves = np.array(path[::-1] or [0], np.int32).reshape(-1, 1)
+        out = np.empty(40 * len(path) + 64, np.int32)
+        count = _solution(self.root, self.rules_array, moves, np.ones(len(moves), np.int32), len(path), out)
+        return [int(a) for a in out[:count]]
+
+
+
 def solve(
     game_or_deck,
     rules: Rules | None = None,
@@ -831,11 +1070,14 @@ def solve(
     probes_started = 0
     probe_nodes = 0  # expanded by the probes that have ended
     probe_entries = 0  # the most table entries one probe used
+    best = None  # the best-first search, started with the probes
     chunk = 4096
     stopped_by = None
     decider = complete if complete.result in (_WON, _EXHAUSTED) else None  # the search that decided
     while decider is None:
-        used = complete.nodes + probe_nodes + (probe.nodes if probe is not None else 0)
+        probes_used = probe_nodes + (probe.nodes if probe is not None else 0)
+        best_used = best.nodes if best is not None else 0
+        used = complete.nodes + probes_used + best_used
         if node_limit is not None and used >= node_limit:
             stopped_by = "nodes"
             break
@@ -844,13 +1086,36 @@ def solve(
             break
         step = chunk if node_limit is None else min(chunk, node_limit - used)
         chunk = min(chunk * 2, 1 << 18)
-        if complete.nodes < PROBE_AFTER or used - complete.nodes >= PROBE_SHARE * complete.nodes or memory_limit_mb < 1:
+        # whose turn: the complete search alone until PROBE_AFTER, then the search furthest
+        # behind its share (the complete search 1, the best-first search BEST_SHARE from
+        # BEST_AFTER on until its memory is full, the probes PROBE_SHARE together); ties go to
+        # the complete search
+        turn = "complete"
+        if complete.nodes >= PROBE_AFTER and memory_limit_mb >= 1:
+            shares = [(complete.nodes, 0, "complete"), (probes_used / PROBE_SHARE, 2, "probes")]
+            if complete.nodes >= BEST_AFTER and (best is None or best.result == _RUNNING):
+                shares.append((best_used / BEST_SHARE, 1, "best"))
+                # with three searches, turns no longer than it takes to catch up with the next
+                # (the doubling chunks would otherwise leave the best-first search no budget)
+                shares.sort()
+                catch_up = (shares[1][0] - shares[0][0]) * {"complete": 1.0, "probes": PROBE_SHARE,
+                                                             "best": BEST_SHARE}[shares[0][2]]
+                step = min(step, max(4096, int(catch_up) + 1))
+            turn = min(shares)[2]
+        if turn == "complete":
             complete.run(step)
             if complete.result == _FULL:
                 stopped_by = "memory"
                 break
             if complete.result != _RUNNING:
                 decider = complete
+            continue
+        if turn == "best":
+            if best is None:
+                best = _BestFirst(root, rules_array, talon_index, memory_limit_mb)
+            best.run(step)
+            if best.result in (_WON, _EXHAUSTED):
+                decider = best  # an exhausted best-first search has expanded every reachable position
             continue
         # the probes' turn: together they get PROBE_SHARE times the complete search's nodes
         if probe is None:
@@ -867,7 +1132,7 @@ def solve(
         elif probe.result != _RUNNING or probe.nodes >= probe.budget:
             probe_nodes += probe.nodes
             probe = None
-    nodes = complete.nodes + probe_nodes + (probe.nodes if probe is not None else 0)
+    nodes = complete.nodes + probe_nodes + (probe.nodes if probe is not None else 0) + (best.nodes if best is not None else 0)
 
     actions: list[int] = []
     if decider is not None and decider.result == _WON:
@@ -885,5 +1150,5 @@ def solve(
         nodes=nodes,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
-        table_mb=(complete.entries + probe_entries) * ENTRY_BYTES / 2**20,
+        table_mb=(complete.entries + probe_entries) * ENTRY_BYTES / 2**20 + (best.memory_mb if best is not None else 0.0),
     )

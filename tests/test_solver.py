@@ -287,6 +287,58 @@ def test_a_shuffled_order_search_reaches_the_same_verdicts(monkeypatch):
 
 
 
+def test_best_first_search_wins_a_deal_the_depth_first_searches_miss(monkeypatch):
+    # Deal 139: neither the fixed order nor the probes win it within 600,000 positions; the
+    # best-first search, started at BEST_AFTER, wins it about 22,000 expansions later.
+    result = solve(139, node_limit=600_000)
+    assert_replays_to_a_win(Game.new(139), result)
+    monkeypatch.setattr(solver_module, "BEST_AFTER", 10**9)
+    assert solve(139, node_limit=600_000).status == SolveStatus.UNKNOWN
+
+
+@pytest.fixture
+def best_first_only(monkeypatch):
+    """The best-first search from the first node, with (nearly) every turn."""
+    monkeypatch.setattr(solver_module, "PROBE_AFTER", 1)
+    monkeypatch.setattr(solver_module, "BEST_AFTER", 1)
+    monkeypatch.setattr(solver_module, "BEST_SHARE", 1e9)
+
+
+@pytest.mark.parametrize("options", [{}, {"draw_count": 1}, {"max_passes": 2}], ids=["draw3", "draw1", "two-passes"])
+def test_best_first_verdicts_match_a_search_without_pruning(best_first_only, options):
+    # an exhausted best-first search is a proof: it must never call a winnable position lost
+    rules = Rules(foundation_to_tableau=False, **options)
+    rng = np.random.default_rng(7)
+    compared = {True: 0, False: 0}
+    for _ in range(60):
+        game = random_endgame(rng, rules)
+        truth = brute_force_winnable(game)
+        if truth is None:
+            continue
+        result = solve(game)
+        assert result.status == (SolveStatus.SOLVED if truth else SolveStatus.UNSOLVABLE), game
+        if truth:
+            assert_replays_to_a_win(game, result)
+        compared[truth] += 1
+    assert compared[True] >= 20 and compared[False] >= 3
+
+
+def test_best_first_search_agrees_with_the_verdict_file(best_first_only):
+    with (SEEDS / "verdicts_draw3.csv").open() as handle:
+        rows = {int(row["deal"]): row["status"] for row in csv.DictReader(handle)}
+    compared = 0
+    for deal in range(1, 41):
+        if rows[deal] == "UNKNOWN":
+            continue
+        result = solve(deal, node_limit=40_000)
+        if result.status == SolveStatus.SOLVED:
+            assert_replays_to_a_win(Game.new(deal), result)
+        if result.status != SolveStatus.UNKNOWN:
+            assert result.status.value == rows[deal], deal
+            compared += 1
+    assert compared >= 25
+
+
 def test_budget_exhaustion_never_yields_unsolvable():
     full = solve(1, node_limit=3000)
     assert full.status == SolveStatus.UNKNOWN and full.stopped_by == "nodes" and full.nodes == 3000
