@@ -232,14 +232,9 @@ def _text(card: int) -> str:
     return "A23456789TJQK"[card % 13] + "CDHS"[card // 13]
 
 
-# Worrying back is off here: with it, every home card can come back down and the plain
-# search drowns; the hand-built positions above cover it.
-@pytest.mark.parametrize("options", [{}, {"draw_count": 1}, {"max_passes": 2}, {"max_passes": 1, "draw_count": 1},
-                                     {"empty_column": "any"}],
-                         ids=["draw3", "draw1", "two-passes", "one-pass-draw1", "any-empty"])
-def test_verdicts_match_a_search_without_pruning(options):
-    rules = Rules(foundation_to_tableau=False, **options)
-    rng = np.random.default_rng(2026)
+def compare_with_brute_force(rules: Rules, seed: int) -> dict[bool, int]:
+    """Solve 60 random endgames; each decided one must match the brute force (and replay)."""
+    rng = np.random.default_rng(seed)
     compared = {True: 0, False: 0}
     for _ in range(60):
         game = random_endgame(rng, rules)
@@ -251,6 +246,34 @@ def test_verdicts_match_a_search_without_pruning(options):
         if truth:
             assert_replays_to_a_win(game, result)
         compared[truth] += 1
+    return compared
+
+
+def compare_with_verdict_file(deals=range(1, 41), node_limit: int = 40_000) -> int:
+    """Solve ``deals``; every verdict reached must match verdicts_draw3.csv. Returns how many."""
+    with (SEEDS / "verdicts_draw3.csv").open() as handle:
+        rows = {int(row["deal"]): row["status"] for row in csv.DictReader(handle)}
+    compared = 0
+    for deal in deals:
+        if rows[deal] == "UNKNOWN":
+            continue
+        result = solve(deal, node_limit=node_limit)
+        if result.status == SolveStatus.SOLVED:
+            assert_replays_to_a_win(Game.new(deal), result)
+        if result.status != SolveStatus.UNKNOWN:
+            assert result.status.value == rows[deal], deal
+            compared += 1
+    return compared
+
+
+# Worrying back is off here: with it, every home card can come back down and the plain
+# search drowns; the hand-built positions above cover it.
+@pytest.mark.parametrize("options", [{}, {"draw_count": 1}, {"max_passes": 2}, {"max_passes": 1, "draw_count": 1},
+                                     {"empty_column": "any"}],
+                         ids=["draw3", "draw1", "two-passes", "one-pass-draw1", "any-empty"])
+def test_verdicts_match_a_search_without_pruning(options):
+    rules = Rules(foundation_to_tableau=False, **options)
+    compared = compare_with_brute_force(rules, seed=2026)
     assert compared[True] >= 20
     # with any card allowed on an empty column these small positions are all winnable
     assert compared[False] >= (0 if rules.empty_column == "any" else 3)
@@ -271,19 +294,7 @@ def test_a_shuffled_order_search_reaches_the_same_verdicts(monkeypatch):
     # wins gives a replayable line; both must agree with the committed verdicts.
     monkeypatch.setattr(solver_module, "PROBE_AFTER", 1)
     monkeypatch.setattr(solver_module, "PROBE_UNIT", 50)
-    with (SEEDS / "verdicts_draw3.csv").open() as handle:
-        rows = {int(row["deal"]): row["status"] for row in csv.DictReader(handle)}
-    compared = 0
-    for deal in range(1, 41):
-        if rows[deal] == "UNKNOWN":
-            continue
-        result = solve(deal, node_limit=40_000)
-        if result.status == SolveStatus.SOLVED:
-            assert_replays_to_a_win(Game.new(deal), result)
-        if result.status != SolveStatus.UNKNOWN:
-            assert result.status.value == rows[deal], deal
-            compared += 1
-    assert compared >= 25
+    assert compare_with_verdict_file() >= 25
 
 
 
@@ -307,36 +318,12 @@ def best_first_only(monkeypatch):
 @pytest.mark.parametrize("options", [{}, {"draw_count": 1}, {"max_passes": 2}], ids=["draw3", "draw1", "two-passes"])
 def test_best_first_verdicts_match_a_search_without_pruning(best_first_only, options):
     # an exhausted best-first search is a proof: it must never call a winnable position lost
-    rules = Rules(foundation_to_tableau=False, **options)
-    rng = np.random.default_rng(7)
-    compared = {True: 0, False: 0}
-    for _ in range(60):
-        game = random_endgame(rng, rules)
-        truth = brute_force_winnable(game)
-        if truth is None:
-            continue
-        result = solve(game)
-        assert result.status == (SolveStatus.SOLVED if truth else SolveStatus.UNSOLVABLE), game
-        if truth:
-            assert_replays_to_a_win(game, result)
-        compared[truth] += 1
+    compared = compare_with_brute_force(Rules(foundation_to_tableau=False, **options), seed=7)
     assert compared[True] >= 20 and compared[False] >= 3
 
 
 def test_best_first_search_agrees_with_the_verdict_file(best_first_only):
-    with (SEEDS / "verdicts_draw3.csv").open() as handle:
-        rows = {int(row["deal"]): row["status"] for row in csv.DictReader(handle)}
-    compared = 0
-    for deal in range(1, 41):
-        if rows[deal] == "UNKNOWN":
-            continue
-        result = solve(deal, node_limit=40_000)
-        if result.status == SolveStatus.SOLVED:
-            assert_replays_to_a_win(Game.new(deal), result)
-        if result.status != SolveStatus.UNKNOWN:
-            assert result.status.value == rows[deal], deal
-            compared += 1
-    assert compared >= 25
+    assert compare_with_verdict_file() >= 25
 
 
 def test_budget_exhaustion_never_yields_unsolvable():
