@@ -96,10 +96,10 @@ chooses which moves to try and in what order.
 * **Best-first search** (no pruning). Once the complete search has expanded ``BEST_AFTER``
   positions, a third search from the root takes turns with it and the probes: it keeps every
   generated position (in a table of its own) and always expands the stored position with the
-  smallest estimate -- the cards not yet home plus twice the tableau cards lying above a lower
-  card of their own suit -- ties going to the move generator's order, then to the newest
+  smallest estimate -- the cards not yet home plus twice the tableau cards buried under a
+  higher card of their own suit -- ties going to the move generator's order, then to the newest
   position. Depth-first and best-first orders get stuck in different deals, and search costs
-  are heavy-tailed, so running both costs less than either alone (README, "Solver"). Soundness as for the
+  are heavy-tailed, so running both can cost less than either alone (README, "Solver"). Soundness as for the
   probes: its win is a replayed line, and when its queue empties it has expanded every position
   reachable from the root (each successor is stored unless its key was stored already), a proof
   of loss like the complete search's. It stores positions (``BEST_NODE_BYTES`` each) in
@@ -661,8 +661,8 @@ _BEST_EXPANDED, _BEST_STORED, _BEST_HEAP, _BEST_RESULT, _BEST_WON = 0, 1, 2, 3, 
 
 @njit(cache=True)
 def _distance_estimate(state):
-    """Cards not yet home, plus twice the tableau cards that lie above a lower card of their
-    own suit (each must move out of the way once more before that card can go home)."""
+    """Cards not yet home, plus twice the tableau cards buried under a higher card of their
+    own suit (that card must move out of the way before this one can go home)."""
     home = 0
     for suit in range(NUM_SUITS):
         home += state[FOUNDATION + suit]
