@@ -110,7 +110,8 @@ Klondike-Solver rule that forbids them right after a foundation move gives wrong
 verdicts. Nothing else is pruned.
 
 Budgets: ``node_limit`` (positions expanded), ``time_limit`` (seconds, checked between chunks
-of search) and ``memory_limit_mb`` (the table size). A search stopped by any of them, or by the
+of search) and ``memory_limit_mb`` (the table size; the probes' table and the best-first
+search take up to a quarter of it each on top). A search stopped by any of them, or by the
 depth cap of the stack, answers ``UNKNOWN``; ``UNSOLVABLE`` means the search was exhaustive.
 """
 
@@ -188,7 +189,8 @@ class SolveResult:
     ``actions`` (only when SOLVED) replay with ``Game.step`` from the solved position to a
     win. ``stopped_by`` names the budget that ran out (``"nodes"``, ``"time"``, ``"memory"``,
     ``"depth"``) when the status is UNKNOWN, else ``None``. ``table_mb`` is the memory the
-    transposition table's used entries take (the peak, since entries are never freed).
+    transposition tables' used entries take, plus the best-first search's stored positions
+    (the peak, since entries are never freed).
     """
 
     status: SolveStatus
@@ -864,9 +866,16 @@ def prepare(memory_limit_mb: float = DEFAULT_MEMORY_MB, node_limit: int | None =
     tables = [_table_for(table_capacity(memory_limit_mb, node_limit))]
     if node_limit is None or node_limit > PROBE_AFTER:
         tables.append(_table_for(_probe_capacity(memory_limit_mb), "probe"))
+    if node_limit is None or node_limit > BEST_AFTER:
+        tables.append(_table_for(_best_capacity(memory_limit_mb), "best"))
     for table in tables:
         table.keys.fill(0)  # touch every page now (the OS hands out zeroed pages lazily)
     solve(0, node_limit=10)
+
+
+def _best_capacity(memory_limit_mb: float) -> int:
+    """The best-first search's table: a quarter of its share of the memory limit."""
+    return table_capacity(memory_limit_mb * BEST_MEMORY_SHARE / 4)
 
 
 def _probe_capacity(memory_limit_mb: float) -> int:
@@ -987,7 +996,7 @@ class _BestFirst:
     def __init__(self, root, rules_array, talon_index, memory_limit_mb: float):
         self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
         memory_mb = memory_limit_mb * BEST_MEMORY_SHARE
-        capacity = table_capacity(memory_mb / 4)
+        capacity = _best_capacity(memory_limit_mb)
         self.table = _table_for(capacity, "best")
         self.entry_stop = int(capacity * MAX_FILL)
         self.epoch = np.int64(self.table.next_epoch())
@@ -1053,7 +1062,8 @@ def solve(
     its own rules unless ``rules`` is given), a deal number, or a deck in any form
     :func:`~klondike_env.parse_deck` accepts (solved from its opening). Budgets: ``time_limit``
     seconds, ``node_limit`` positions expanded, ``memory_limit_mb`` for the transposition
-    table; when one runs out the status is ``UNKNOWN`` and ``stopped_by`` names it.
+    table (the probes and the best-first search use up to a quarter of it each on top); when
+    one runs out the status is ``UNKNOWN`` and ``stopped_by`` names it.
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
