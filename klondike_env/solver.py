@@ -725,6 +725,8 @@ def _heap_pop(heap_priority, heap_node, size):
 
 @njit(cache=True, inline="always")
 def _store_position(store, index, state):
+    # int8 holds every entry: cards, lengths <= 24, heights <= 13, the move counter zeroed; the
+    # recycle count could pass 127 only with unlimited passes, where no rule reads its value
     for i in range(STATE_SIZE):
         store[index, i] = state[i]
 
