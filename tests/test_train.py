@@ -18,7 +18,13 @@ import yaml
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("tensorboard")
 
-from agents.training.config import ConfigError, apply_overrides, load_config, parse_override  # noqa: E402
+from agents.training.config import (  # noqa: E402
+    POLICY_DEFAULTS,
+    ConfigError,
+    apply_overrides,
+    load_config,
+    parse_override,
+)
 from agents.training.run import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -302,7 +308,7 @@ def test_uint8_extractors_see_the_float32_observation(observation, extractor_nam
     spaces = {dtype: observation_space(observation, dtype) for dtype in ("float32", "uint8")}
     batches = {dtype: torch.as_tensor(np.stack([observe(game, observation, dtype) for game in games]))
                for dtype in spaces}
-    policy = {"features_extractor": extractor_name, "net_arch": [8], "activation_fn": "relu", "ortho_init": True,
+    policy = {**POLICY_DEFAULTS, "features_extractor": extractor_name, "net_arch": [8],
               "card_embedding_dim": 16, "attention_heads": 2, "attention_layers": 1}
     chosen = policy_kwargs(policy, {"observation": observation, "observation_dtype": "uint8"})
     if extractor_name == "mlp":
