@@ -1082,7 +1082,7 @@ def solve(
     probes_started = 0
     probe_nodes = 0  # expanded by the probes that have ended
     probe_entries = 0  # the most table entries one probe used
-    best = None  # the best-first search, started with the probes
+    best = None  # the best-first search, started at BEST_AFTER
     chunk = 4096
     stopped_by = None
     decider = complete if complete.result in (_WON, _EXHAUSTED) else None  # the search that decided
