@@ -542,6 +542,16 @@ def _shuffle_moves(moves, scores, count, key, seed, spread):
 
 
 @njit(cache=True)
+def _insert_root(state, rules, talon_index, limited, table, epoch):
+    """Put a search's root position in its (empty) table; returns the root's key."""
+    key = np.empty(KEY_WORDS, np.int64)
+    scratch = np.empty(2 * NUM_COLUMNS, np.int64)
+    _position_key(state, rules, talon_index, limited, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
+    _table_insert(table, epoch, key)
+    return key
+
+
+@njit(cache=True)
 def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
            table, epoch, auto_out, seed, spread):
     """Set up a search from ``root`` (root auto-play recorded in ``auto_out``). Returns its count."""
@@ -552,10 +562,7 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
     if core.is_won(state):
         ctrl[_RESULT] = _WON
         return auto_count
-    key = np.empty(KEY_WORDS, np.int64)
-    scratch = np.empty(2 * NUM_COLUMNS, np.int64)
-    _position_key(state, rules, talon_index, limited, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
-    _table_insert(table, epoch, key)
+    key = _insert_root(state, rules, talon_index, limited, table, epoch)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
     if _stuck_for_good(state, rules):
@@ -743,10 +750,7 @@ def _best_first_start(root, rules, talon_index, limited, table, epoch, store, pa
         ctrl[_BEST_RESULT] = _WON
         ctrl[_BEST_WON] = 0
         return
-    key = np.empty(KEY_WORDS, np.int64)
-    scratch = np.empty(2 * NUM_COLUMNS, np.int64)
-    _position_key(state, rules, talon_index, limited, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
-    _table_insert(table, epoch, key)
+    _insert_root(state, rules, talon_index, limited, table, epoch)
     _store_position(store, 0, state)
     parent[0] = -1
     via[0] = 0
@@ -1086,10 +1090,15 @@ def solve(
     chunk = 4096
     stopped_by = None
     decider = complete if complete.result in (_WON, _EXHAUSTED) else None  # the search that decided
+
+    def probes_used() -> int:
+        return probe_nodes + (probe.nodes if probe is not None else 0)
+
+    def best_used() -> int:
+        return best.nodes if best is not None else 0
+
     while decider is None:
-        probes_used = probe_nodes + (probe.nodes if probe is not None else 0)
-        best_used = best.nodes if best is not None else 0
-        used = complete.nodes + probes_used + best_used
+        used = complete.nodes + probes_used() + best_used()
         if node_limit is not None and used >= node_limit:
             stopped_by = "nodes"
             break
@@ -1104,14 +1113,14 @@ def solve(
         # the complete search
         turn = "complete"
         if complete.nodes >= PROBE_AFTER and memory_limit_mb >= 1:
-            shares = [(complete.nodes, 0, "complete"), (probes_used / PROBE_SHARE, 2, "probes")]
+            # (nodes used / share, tie order, search, share)
+            shares = [(complete.nodes, 0, "complete", 1.0), (probes_used() / PROBE_SHARE, 2, "probes", PROBE_SHARE)]
             if complete.nodes >= BEST_AFTER and (best is None or best.result == _RUNNING):
-                shares.append((best_used / BEST_SHARE, 1, "best"))
+                shares.append((best_used() / BEST_SHARE, 1, "best", BEST_SHARE))
                 # with three searches, turns no longer than it takes to catch up with the next
                 # (the doubling chunks would otherwise leave the best-first search no budget)
                 shares.sort()
-                catch_up = (shares[1][0] - shares[0][0]) * {"complete": 1.0, "probes": PROBE_SHARE,
-                                                             "best": BEST_SHARE}[shares[0][2]]
+                catch_up = (shares[1][0] - shares[0][0]) * shares[0][3]
                 step = min(step, max(4096, int(catch_up) + 1))
             turn = min(shares)[2]
         if turn == "complete":
@@ -1144,7 +1153,7 @@ def solve(
         elif probe.result != _RUNNING or probe.nodes >= probe.budget:
             probe_nodes += probe.nodes
             probe = None
-    nodes = complete.nodes + probe_nodes + (probe.nodes if probe is not None else 0) + (best.nodes if best is not None else 0)
+    nodes = complete.nodes + probes_used() + best_used()
 
     actions: list[int] = []
     if decider is not None and decider.result == _WON:
