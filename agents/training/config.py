@@ -258,20 +258,11 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     for key, value in policy.items():
         if key != "net_arch":
             _check_type(f"policy.{key}", value, POLICY_DEFAULTS[key])
-    if policy["activation_fn"] not in _ACTIVATIONS:
-        raise ConfigError(
-            f"policy.activation_fn must be one of {', '.join(_ACTIVATIONS)}, got {policy['activation_fn']!r}"
-        )
-    if policy["features_extractor"] not in _EXTRACTORS:
-        raise ConfigError(
-            f"policy.features_extractor must be one of {', '.join(_EXTRACTORS)}, "
-            f"got {policy['features_extractor']!r}"
-        )
+    for key, allowed in (("activation_fn", _ACTIVATIONS), ("features_extractor", _EXTRACTORS),
+                         ("action_scorer", _ACTION_SCORERS)):
+        if policy[key] not in allowed:
+            raise ConfigError(f"policy.{key} must be one of {', '.join(allowed)}, got {policy[key]!r}")
     _check_net_arch(policy["net_arch"])
-    if policy["action_scorer"] not in _ACTION_SCORERS:
-        raise ConfigError(
-            f"policy.action_scorer must be one of {', '.join(_ACTION_SCORERS)}, got {policy['action_scorer']!r}"
-        )
     if policy["action_scorer"] == "shared":
         observation = config["env"].get("observation", "information")
         if not str(observation).endswith(ACTIONS_SUFFIX):

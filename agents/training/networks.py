@@ -35,7 +35,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor, create_mlp
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 from torch import nn
 
 from klondike_env.core import NUM_ACTIONS, NUM_CARDS
@@ -134,8 +134,8 @@ class ActionScorer(nn.Module):
     ``forward_critic`` is SB3's value MLP.
     """
 
-    def __init__(self, features_dim: int, net_arch: dict[str, list[int]], activation_fn: type[nn.Module],
-                 hidden: int):
+    def __init__(self, features_dim: int, net_arch: list[int] | dict[str, list[int]],
+                 activation_fn: type[nn.Module], hidden: int):
         super().__init__()
         self.features_start = features_dim - NUM_ACTIONS * ACTION_FEATURES
         if self.features_start <= 0:
@@ -174,8 +174,7 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        net_arch = self.net_arch if isinstance(self.net_arch, dict) else {"pi": self.net_arch, "vf": self.net_arch}
-        self.mlp_extractor = ActionScorer(self.features_dim, net_arch, self.activation_fn, self.action_hidden)
+        self.mlp_extractor = ActionScorer(self.features_dim, self.net_arch, self.activation_fn, self.action_hidden)
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
