@@ -6,7 +6,8 @@ stronger player first (the ``determinized`` search agent, which sees only what a
 knows) gives PPO a starting policy that already wins some games.
 
 Demonstrations are results CSVs of ``scripts/evaluate.py`` (one row per game, with its
-actions). Each game is replayed in :class:`~klondike_env.env.KlondikeEnv` with the run's own
+actions), or DAgger files of ``scripts/dagger.py`` (:mod:`agents.training.dagger`: a learner's
+games with the teacher's move at each position, which is fit instead of the move played). Each game is replayed in :class:`~klondike_env.env.KlondikeEnv` with the run's own
 env settings, so the policy is fit on exactly the observations, masks and rewards it meets in
 training. The loss is the cross-entropy of the policy's masked action distribution against the
 demonstrator's action, plus ``value_coef`` times the squared error of the value head against
@@ -20,6 +21,7 @@ Demonstrations must come from deals outside the evaluation sets (``configs/seeds
 from __future__ import annotations
 
 import copy
+import csv
 import glob
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +30,7 @@ import numpy as np
 import torch
 
 from agents.evaluation import load_seed_set, read_games
+from agents.training.dagger import NO_LABEL
 
 # Seed sets whose deals may not be used for training.
 EVALUATION_SETS = ("test", "val")
@@ -49,6 +52,21 @@ class Demonstrations:
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
+
+
+def read_labelled_games(path) -> list[tuple[int, list[int], list[int]]]:
+    """``(deal, actions, labels)`` of every game in a results CSV: the ``labels`` column of a DAgger
+    file (:mod:`agents.training.dagger`), else the moves played (the player is the demonstrator)."""
+    games = read_games(path)
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        if "labels" not in (reader.fieldnames or []):
+            return [(deal, actions, actions) for deal, actions in games]
+        labels = [[int(label) for label in row["labels"].split()] for row in reader]
+    for (deal, actions), game_labels in zip(games, labels):
+        if len(game_labels) != len(actions):
+            raise ValueError(f"{path}, deal {deal}: {len(game_labels)} labels for {len(actions)} actions (one per move)")
+    return [(deal, actions, game_labels) for (deal, actions), game_labels in zip(games, labels)]
 
 
 def expand_paths(patterns: list[str]) -> list[str]:
@@ -78,10 +96,10 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
     games = wins = 0
     for path in expand_paths(paths):
         try:
-            recorded = read_games(path)
+            recorded = read_labelled_games(path)
         except (OSError, ValueError) as error:
             raise DemonstrationError(f"pretrain.demonstrations: {error}") from None
-        for deal, played in recorded:
+        for deal, played, labels in recorded:
             if deal in forbidden:
                 raise DemonstrationError(
                     f"pretrain.demonstrations: {path} plays deal {deal}, which is in an evaluation set "
@@ -89,13 +107,17 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
                 )
             observation, info = env.reset(options={"deal": deal})
             rewards = []
-            for action in played:
-                if not info["action_mask"][action]:
-                    raise DemonstrationError(f"pretrain.demonstrations: {path}, deal {deal}: action {action} is illegal "
-                                             f"at step {len(rewards)} (was the CSV written under other rules?)")
-                observations.append(observation)
-                masks.append(info["action_mask"].astype(bool))
-                actions.append(action)
+            fitted = []  # steps of this game with a label
+            for step, (action, label) in enumerate(zip(played, labels)):
+                for name, move in (("action", action), ("label", label)):
+                    if move != NO_LABEL and not info["action_mask"][move]:
+                        raise DemonstrationError(f"pretrain.demonstrations: {path}, deal {deal}: {name} {move} is "
+                                                 f"illegal at step {step} (was the CSV written under other rules?)")
+                if label != NO_LABEL:
+                    fitted.append(step)
+                    observations.append(observation)
+                    masks.append(info["action_mask"].astype(bool))
+                    actions.append(label)
                 observation, reward, terminated, truncated, info = env.step(action)
                 rewards.append(reward)
                 if terminated or truncated:
@@ -104,8 +126,8 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
             for step in range(len(rewards) - 1, -1, -1):
                 running = rewards[step] + gamma * running
                 discounted[step] = running
-            returns.append(discounted)
-            game_index.extend([games] * len(rewards))
+            returns.append(discounted[fitted])
+            game_index.extend([games] * len(fitted))
             games += 1
             wins += bool(info.get("won"))
     if not actions:
