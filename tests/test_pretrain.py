@@ -72,6 +72,20 @@ def test_training_run_with_pretraining(greedy_games, tmp_path):
     assert steps[0] == 0 and steps[1:] == sorted(set(steps[1:])) and len(steps) >= 2
 
 
+def test_clone_only_run(greedy_games, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    csv_path, _ = greedy_games
+    config = tiny_config(f"pretrain.demonstrations=[{csv_path}]", "pretrain.epochs=2", "train.total_timesteps=0")
+    run_dir = train(config, runs_root=tmp_path, verbose=0)
+    # no PPO step: the saved model is the clone, scored once at step 0
+    assert MaskablePPO.load(run_dir / "model.zip").num_timesteps == 0
+    steps = [int(line.split(",")[0]) for line in (run_dir / "evaluations.csv").read_text().splitlines()[1:]]
+    assert steps == [0]
+    with pytest.raises(ConfigError, match=r"train.total_timesteps must be at least 1 \(0 only with pretrain"):
+        tiny_config("train.total_timesteps=0")
+
+
 def test_evaluation_deals_are_refused(tmp_path):
     path, _ = evaluate("greedy", "999-1000", out_dir=tmp_path, progress=False)
     with pytest.raises(DemonstrationError, match="deal 999, which is in an evaluation set"):

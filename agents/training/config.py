@@ -278,9 +278,11 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     _check_keys("train", train, TRAIN_DEFAULTS)
     for key, value in train.items():
         _check_type(f"train.{key}", value, TRAIN_DEFAULTS[key])
+    clone_only = train["total_timesteps"] == 0 and bool(config["pretrain"]["demonstrations"])
     for key in ("total_timesteps", "n_envs", "torch_threads", "log_interval", "checkpoint_freq"):
-        if train[key] < 1:
-            raise ConfigError(f"train.{key} must be at least 1, got {train[key]}")
+        if train[key] < 1 and not (key == "total_timesteps" and clone_only):
+            hint = " (0 only with pretrain.demonstrations: clone, then stop)" if key == "total_timesteps" else ""
+            raise ConfigError(f"train.{key} must be at least 1{hint}, got {train[key]}")
     for key in ("eval_freq", "eval_deals", "final_eval_deals", "keep_checkpoints"):
         if train[key] < 0:
             raise ConfigError(f"train.{key} must be 0 or more, got {train[key]}")

@@ -222,7 +222,10 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         model.logger.close()
         return run_dir
     # validation first, so the final checkpoint records it and a resumed run does not repeat it
-    if validation is not None and model.num_timesteps != validation.last_eval_step:
+    if validation is not None and resume is None and model.num_timesteps == 0:
+        validation.init_callback(model)  # clone only (total_timesteps 0): learn() never set it up
+        validation.evaluate()
+    elif validation is not None and model.num_timesteps != validation.last_eval_step:
         validation.evaluate()
     if model.num_timesteps != checkpoint.last_save_step:
         checkpoint.save_checkpoint(periodic=False)
