@@ -90,7 +90,8 @@ def test_cloning_fits_the_labels_not_the_moves_played(tmp_path):
     games[0].labels = (NO_LABEL,) + games[0].labels[1:]  # a position the teacher resigned gives no label
     path = write_labelled_games(games, tmp_path / "labels.csv")
     tiny = Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml"
-    env = load_config(tiny, ["env.max_episode_steps=1000", "env.no_progress_steps=null"])["env"]
+    # the env's episode limits (tiny: short) do not cut a recorded game short
+    env = load_config(tiny, ["env.max_episode_steps=20", "env.no_progress_steps=5"])["env"]
     demos = load_demonstrations([str(path)], env, gamma=0.99)
     expected = [label for game in games for label in game.labels if label != NO_LABEL]
     assert demos.actions.tolist() == expected and len(demos.returns) == len(expected)

@@ -91,7 +91,11 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
     forbidden: set[int] = set()
     for name in EVALUATION_SETS:
         forbidden.update(load_seed_set(name)[1])
-    env = KlondikeEnv(**{k: v for k, v in env_kwargs.items() if k != "deals"})
+    # every recorded position is fit: the limits that cut training episodes short (no progress
+    # for a while, a step count) do not cut a recorded game, whose stuck stretches are where a
+    # learner most needs the teacher's move
+    env = KlondikeEnv(**{**{k: v for k, v in env_kwargs.items() if k != "deals"},
+                         "max_episode_steps": None, "no_progress_steps": None})
     observations, masks, actions, returns, game_index = [], [], [], [], []
     games = wins = 0
     for path in expand_paths(paths):
