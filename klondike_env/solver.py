@@ -678,14 +678,16 @@ def _distance_estimate(state):
     blocked = 0
     for col in range(NUM_COLUMNS):
         base = TABLEAU + COLUMN_SLOTS * col
-        length = state[COLUMN_LENGTH + col]
-        for low in range(length):
-            card = state[base + low]
-            for high in range(low + 1, length):
-                other = state[base + high]
-                if other // NUM_RANKS == card // NUM_RANKS and other > card:
-                    blocked += 1
-                    break
+        # one pass from the top of the column down, keeping per suit (a byte each, card + 1, so
+        # no allocation in this hot path) the highest card seen above the current one
+        highest_above = 0
+        for index in range(state[COLUMN_LENGTH + col] - 1, -1, -1):
+            card = np.int64(state[base + index])
+            shift = 8 * (card // NUM_RANKS)
+            if ((highest_above >> shift) & 0xFF) > card + 1:
+                blocked += 1
+            else:
+                highest_above = (highest_above & ~(np.int64(0xFF) << shift)) | ((card + 1) << shift)
     return core.NUM_CARDS - home + 2 * blocked
 
 
