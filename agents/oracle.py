@@ -2,8 +2,9 @@
 
 The oracle is the only agent handed the real game: the harness calls :meth:`OracleAgent.reveal`
 with a copy of it (a separate channel no other agent receives). It solves the true deal
-with the exact solver and plays the solution; when the solver finds no win within its
-budget it plays the greedy agent's moves. Its win rate bounds what any player could
+with the exact solver and plays the solution (solving again if it finds the game elsewhere than
+its plan led: another player moved); when the solver finds no win within its budget it plays the
+greedy agent's moves. Its win rate bounds what any player could
 reach on the same deals with the same solver budget; report it as such.
 """
 
@@ -32,6 +33,7 @@ class OracleAgent(Agent):
         self._fallback.reset(deal)
         self._game: Game | None = None
         self._plan: list[int] | None = None
+        self._expected = 0  # position hash the plan's last move led to
         self.status: SolveStatus | None = None
 
     def reveal(self, game: Game) -> None:
@@ -39,12 +41,19 @@ class OracleAgent(Agent):
         self._game = game
 
     def act(self, view: PlayerView) -> int:
-        if self._plan is None:
-            if self._game is None:
-                raise RuntimeError("the oracle needs the true game: the harness calls reveal() before act()")
+        if self._game is None:
+            raise RuntimeError("the oracle needs the true game: the harness calls reveal() before act()")
+        position = self._game.position_hash()
+        if self._plan is None or (self._plan and position != self._expected):
+            # first move, or another player moved (DAgger labelling, agents/training/dagger.py):
+            # the plan no longer starts here, solve again
             result = solve(self._game, node_limit=self.nodes or None, time_limit=self.budget or None)
             self.status = result.status
             self._plan = list(result.actions) if result.status == SolveStatus.SOLVED else []
         if self._plan:
-            return self._plan.pop(0)
+            action = self._plan.pop(0)
+            after = self._game.copy()
+            after.step(action)
+            self._expected = after.position_hash()
+            return action
         return self._fallback.act(view)

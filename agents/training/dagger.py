@@ -61,6 +61,9 @@ def label_game(learner: Agent, teacher: Agent, deal: int, rules: Rules, seed: in
     resigned = False
     while not (game.is_won or game.is_dead) and game.move_count < max_moves:
         view = PlayerView(game)
+        for player in (teacher, learner):
+            if player.sees_hidden_cards:
+                player.reveal(game.copy())  # the oracle: labels from the true deal (hindsight)
         label = int(teacher.act(view))
         own = int(learner.act(view))
         played = label if label != RESIGN and rng.random() < beta else own
