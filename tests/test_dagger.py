@@ -102,3 +102,23 @@ def test_cloning_fits_the_labels_not_the_moves_played(tmp_path):
     path.write_text("\n".join(text) + "\n")
     with pytest.raises(DemonstrationError, match="deal 30001: .* labels for .* actions"):
         load_demonstrations([str(path)], env, gamma=0.99)
+
+
+def test_the_oracle_labels_from_where_the_game_is():
+    """With the learner's moves in between, the oracle solves again: each of its labels at a
+    position the solver proves winnable keeps the game winnable."""
+    from klondike_env.solver import SolveStatus, solve
+
+    deal, rules = 30005, Rules()
+    assert solve(Game.new(deal, rules), node_limit=200_000).status == SolveStatus.SOLVED
+    game = label_game(make_agent("random"), make_agent("oracle:nodes=50000"), deal, rules, seed=deal_seed(0, deal),
+                      beta=0.7, max_moves=40)
+    position, checked = Game.new(deal, rules), 0
+    for action, label in zip(game.actions, game.labels):
+        if solve(position, node_limit=50_000).status == SolveStatus.SOLVED:
+            after = position.copy()
+            after.step(label)
+            assert solve(after, node_limit=200_000).status != SolveStatus.UNSOLVABLE
+            checked += 1
+        position.step(action)
+    assert checked >= 10 and game.actions != game.labels
