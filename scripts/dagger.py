@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     labels = sum(len(game.labels) for game in games)
     agree = sum(a == b for game in games for a, b in zip(game.actions, game.labels))
     print(f"{len(games)} games ({sum(game.won for game in games)} won), {labels} labelled positions, "
-          f"{agree / max(labels, 1):.1%} of moves played were the teacher's")
+          f"{agree / max(labels, 1):.1%} of moves played are the teacher's label")
     print(path)
     return 0
 
