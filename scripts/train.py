@@ -30,6 +30,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from agents.training.config import ConfigError, load_config, load_run_config
+    from agents.training.pretrain import DemonstrationError
 
     try:
         if args.resume:
@@ -39,7 +40,7 @@ def main(argv=None) -> int:
         from agents.training.run import train
 
         run_dir = train(config, resume=args.resume, runs_root=Path(args.runs_dir), verbose=0 if args.quiet else 1)
-    except ConfigError as error:
+    except (ConfigError, DemonstrationError) as error:  # a bad key or value; a missing or unusable demonstrations file
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
     print(run_dir)

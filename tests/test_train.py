@@ -249,21 +249,32 @@ def test_bad_config_files(tmp_path):
 
 
 def test_shipped_configs_are_valid():
-    for name in ("ppo_draw3.yaml", "quick.yaml", "ppo_draw3_full_obs.yaml", "tiny.yaml"):
-        config = load_config(ROOT / "configs" / name)
+    from agents.training.pretrain import expand_paths
+
+    configs = sorted((ROOT / "configs").glob("*.yaml"))
+    assert len(configs) >= 10
+    for path in configs:
+        config = load_config(path)
         assert config["name"]
+        # the demonstrations a shipped config names are shipped too (paths relative to the repo root)
+        for pattern in config["pretrain"]["demonstrations"]:
+            assert expand_paths([str(ROOT / pattern)]), (path.name, pattern)
 
 
-def test_train_script_reports_a_bad_override_in_one_line(tmp_path):
+@pytest.mark.parametrize("override, message", [
+    ("algo.n_step=64", "unknown key algo.n_step"),
+    ("pretrain.demonstrations=[no/such/games.csv]", "pretrain.demonstrations: no results CSV at no/such/games.csv"),
+])
+def test_train_script_reports_a_bad_override_in_one_line(tmp_path, override, message):
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "train.py"), "--config", str(TINY), "--runs-dir", str(tmp_path),
-         "--override", "algo.n_step=64"],
+         "--override", override],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         result.stderr.strip().splitlines()[0]
-    ] and "unknown key algo.n_step" in result.stderr
+    ] and message in result.stderr
     assert "Traceback" not in result.stderr
     assert not any(tmp_path.iterdir())  # no run folder for a config that failed
 

@@ -24,6 +24,7 @@ import copy
 import csv
 import glob
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -78,8 +79,11 @@ def expand_paths(patterns: list[str]) -> list[str]:
             if not matched:
                 raise DemonstrationError(f"pretrain.demonstrations: no file matches {pattern!r}")
             paths.extend(matched)
-        else:
+        elif Path(pattern).is_file():
             paths.append(pattern)
+        else:
+            raise DemonstrationError(f"pretrain.demonstrations: no results CSV at {pattern}: write one with "
+                                     "scripts/evaluate.py or scripts/dagger.py")
     return paths
 
 

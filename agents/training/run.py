@@ -150,6 +150,10 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
     _set_threads(config)
     train_config = config["train"]
     if resume is None:
+        if config["pretrain"]["demonstrations"]:
+            from agents.training.pretrain import expand_paths
+
+            expand_paths(config["pretrain"]["demonstrations"])  # a missing file stops the run before its folder exists
         run_dir = new_run_dir(config["name"], runs_root)
         save_config(config, run_dir / "config.yaml")
     else:
