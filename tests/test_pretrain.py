@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +73,25 @@ def test_training_run_with_pretraining(greedy_games, tmp_path):
     assert steps[0] == 0 and steps[1:] == sorted(set(steps[1:])) and len(steps) >= 2
 
 
+def test_select_keeps_the_epoch_that_scores_best(greedy_games, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from klondike_env.sb3_vec import KlondikeVecEnv
+
+    csv_path, _ = greedy_games
+    demos = load_demonstrations([csv_path], tiny_config()["env"], gamma=0.99)
+    model = MaskablePPO("MlpPolicy", KlondikeVecEnv(2, seed=0), seed=0, policy_kwargs={"net_arch": [32]})
+    scores = iter([(0.1, 5.0), (0.3, 2.0), (0.3, 1.0), (0.2, 9.0)])
+    kept = behaviour_clone(model, demos, epochs=4, batch_size=256, learning_rate=1e-3, value_coef=0.5, holdout=0.2,
+                           seed=0, verbose=0, score=lambda: next(scores))
+    assert kept["epoch"] == 2 and kept["validation_score"] == (0.3, 2.0)
+    # end to end: the run scores each epoch on its validation deals
+    config = tiny_config(f"pretrain.demonstrations=[{csv_path}]", "pretrain.epochs=2", "pretrain.select=validation",
+                         "train.total_timesteps=0", "train.eval_deals=4")
+    summary = json.loads((train(config, runs_root=tmp_path, verbose=0) / "pretrain.json").read_text())
+    assert summary["epoch"] in (1, 2) and 0.0 <= summary["validation_score"][0] <= 1.0
+
+
 def test_clone_only_run(greedy_games, tmp_path):
     from sb3_contrib import MaskablePPO
 
@@ -100,7 +120,9 @@ def test_evaluation_deals_are_refused(tmp_path):
     ("pretrain.epoch=3", "unknown key pretrain.epoch (did you mean 'epochs'?)"),
     ("pretrain.holdout=1.5", "pretrain.holdout must be in [0, 1)"),
     ("pretrain.demonstrations=[3]", "pretrain.demonstrations must be a list of CSV paths"),
+    ("pretrain.select=best", "pretrain.select must be one of 'holdout', 'validation', got 'best'"),
+    ("pretrain.select=validation train.eval_deals=0", "pretrain.select: validation needs train.eval_deals > 0"),
 ])
 def test_bad_pretrain_config(override, message):
-    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
-        tiny_config(override)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        tiny_config(*override.split())

@@ -86,6 +86,10 @@ PRETRAIN_DEFAULTS: dict[str, Any] = {
     "learning_rate": 1.0e-3,
     "value_coef": 0.5,  # weight of the value head's fit to the demonstrations' returns
     "holdout": 0.05,  # fraction of the games kept out to measure held-out accuracy
+    # which epoch's weights are kept: "holdout" (best held-out accuracy) or "validation" (best
+    # win rate on the run's validation deals, train.eval_seeds / eval_deals, played as in training's
+    # validation): imitation accuracy tells clones that play 13% and 16% apart poorly
+    "select": "holdout",
 }
 
 ALGO_DEFAULTS: dict[str, Any] = {
@@ -310,6 +314,10 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError(f"pretrain.{key} must be at least 1, got {pretrain[key]}")
     if not 0 <= pretrain["holdout"] < 1:
         raise ConfigError(f"pretrain.holdout must be in [0, 1), got {pretrain['holdout']}")
+    if pretrain["select"] not in ("holdout", "validation"):
+        raise ConfigError(f"pretrain.select must be one of 'holdout', 'validation', got {pretrain['select']!r}")
+    if pretrain["select"] == "validation" and not train["eval_deals"]:
+        raise ConfigError("pretrain.select: validation needs train.eval_deals > 0 (the deals it scores each epoch on)")
     return config
 
 

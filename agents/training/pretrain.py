@@ -25,7 +25,7 @@ import csv
 import glob
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -147,12 +147,15 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
 
 
 def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch_size: int, learning_rate: float,
-                    value_coef: float, holdout: float, seed: int, logger=None, verbose: int = 1) -> dict[str, float]:
-    """Fit ``model.policy`` (a MaskablePPO policy) to the demonstrations; return the last epoch's metrics.
+                    value_coef: float, holdout: float, seed: int, logger=None, verbose: int = 1,
+                    score: Callable[[], tuple] | None = None) -> dict[str, float]:
+    """Fit ``model.policy`` (a MaskablePPO policy) to the demonstrations; return the kept epoch's metrics.
 
     A fraction ``holdout`` of the games (not of the steps: steps of one game are alike) is kept
     out of training to report how well the imitation generalises; the weights of the epoch with
-    the best held-out accuracy are kept (with ``holdout=0``, those of the last epoch).
+    the best held-out accuracy are kept (with ``holdout=0``, those of the last epoch) -- or, given
+    ``score`` (called after each epoch, e.g. validation ``(win rate, foundation cards)``), those
+    of the epoch that scores highest.
     """
     policy = model.policy
     device = policy.device
@@ -188,7 +191,7 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
                 hits += int((chosen == tensors[2][part]).sum())
         return hits / len(index)
 
-    best_accuracy, best_weights, best_metrics = -1.0, None, {}
+    best_measure, best_weights, best_metrics = None, None, {}
     policy.set_training_mode(True)
     for epoch in range(1, epochs + 1):
         order = rng.permutation(train_idx)
@@ -210,31 +213,42 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
             "train_accuracy": accuracy(train_idx[:20000]),
             "holdout_accuracy": accuracy(held_idx),
         }
+        if score is not None:
+            metrics["validation_score"] = score()
         policy.set_training_mode(True)
-        if len(held_idx) and metrics["holdout_accuracy"] > best_accuracy:
-            # early stopping: keep the epoch that imitates unseen games best (more epochs overfit)
-            best_accuracy, best_metrics = metrics["holdout_accuracy"], dict(metrics)
+        measure = metrics["validation_score"] if score is not None else metrics["holdout_accuracy"]
+        if (score is not None or len(held_idx)) and (best_measure is None or measure > best_measure):
+            # early stopping: keep the epoch that imitates unseen games best (more epochs overfit),
+            # or the one that plays the validation deals best
+            best_measure, best_metrics = measure, dict(metrics)
             best_weights = copy.deepcopy(policy.state_dict())
         if logger is not None:
             for key, value in metrics.items():
-                if key != "epoch":
+                if key == "validation_score":
+                    logger.record("pretrain/validation_win_rate", value[0])
+                elif key != "epoch":
                     logger.record(f"pretrain/{key}", value)
             logger.dump(step=epoch)
         if verbose:
             print(f"[pretrain] epoch {epoch}/{epochs}: policy loss {metrics['policy_loss']:.3f}, "
                   f"value loss {metrics['value_loss']:.3f}, accuracy {metrics['train_accuracy']:.1%} "
-                  f"(held-out games {metrics['holdout_accuracy']:.1%})", flush=True)
+                  f"(held-out games {metrics['holdout_accuracy']:.1%})"
+                  + (f", validation win rate {metrics['validation_score'][0]:.1%}" if score is not None else ""),
+                  flush=True)
     policy.set_training_mode(False)
     if best_weights is not None:
         policy.load_state_dict(best_weights)
         if verbose and best_metrics["epoch"] != epochs:
-            print(f"[pretrain] kept epoch {best_metrics['epoch']} (best held-out accuracy)", flush=True)
+            print(f"[pretrain] kept epoch {best_metrics['epoch']} (best "
+                  f"{'validation win rate' if score is not None else 'held-out accuracy'})", flush=True)
         return best_metrics
     return metrics
 
 
-def pretrain(model, config: dict[str, Any], logger=None, verbose: int = 1) -> dict[str, Any] | None:
-    """Run the config's ``pretrain`` section on ``model``; ``None`` when it names no demonstrations."""
+def pretrain(model, config: dict[str, Any], logger=None, verbose: int = 1,
+             score: Callable[[], tuple] | None = None) -> dict[str, Any] | None:
+    """Run the config's ``pretrain`` section on ``model``; ``None`` when it names no demonstrations.
+    ``score``: what ``pretrain.select: validation`` keeps the best epoch by (see :func:`behaviour_clone`)."""
     section = config["pretrain"]
     if not section["demonstrations"]:
         return None
@@ -246,5 +260,6 @@ def pretrain(model, config: dict[str, Any], logger=None, verbose: int = 1) -> di
         model, demonstrations, epochs=section["epochs"], batch_size=section["batch_size"],
         learning_rate=section["learning_rate"], value_coef=section["value_coef"], holdout=section["holdout"],
         seed=config["train"]["seed"], logger=logger, verbose=verbose,
+        score=score if section["select"] == "validation" else None,
     )
     return {"games": demonstrations.games, "wins": demonstrations.wins, "moves": len(demonstrations), **metrics}

@@ -103,6 +103,22 @@ def _load_initial_weights(model, path: str) -> None:
                           f"{str(error).splitlines()[0]}") from None
 
 
+def _validation_score(model, config: dict[str, Any]):
+    """``(win rate, foundation cards)`` of ``model`` on the run's validation deals, played as
+    training's validation plays them (``pretrain.select: validation`` keeps the best epoch by it)."""
+    from agents.training.evaluation import evaluate_model
+
+    train_config = config["train"]
+    deals = _validation_deals(config, train_config["eval_deals"]) if train_config["eval_deals"] else []
+
+    def score() -> tuple[float, float]:
+        summary = evaluate_model(model, deals, _eval_env_kwargs(config), train_config["eval_deterministic"],
+                                 no_repeat=config["policy"]["no_repeat"])["summary"]
+        return (summary["win_rate"], summary["foundation_cards"])
+
+    return score
+
+
 def _eval_env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
     # Evaluation plays each deal once, so a training-time deal list does not apply.
     return {k: v for k, v in config["env"].items() if k != "deals"}
@@ -201,7 +217,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         from agents.training.pretrain import pretrain
 
         # before the first PPO update; the first checkpoint then holds the cloned policy
-        summary = pretrain(model, config, logger=model.logger, verbose=verbose)
+        summary = pretrain(model, config, logger=model.logger, verbose=verbose, score=_validation_score(model, config))
         (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
 
     remaining = train_config["total_timesteps"] - model.num_timesteps
