@@ -28,7 +28,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from agents.training.evaluation import evaluate_model
+from agents.training.evaluation import evaluate_model, validation_score
 
 
 class InstrumentedVecEnv(VecEnvWrapper):
@@ -204,7 +204,7 @@ class ValidationCallback(BaseCallback):
             self.logger.record(f"eval/{key}", summary[key])
         # written now, at the step evaluated (the next regular dump is a rollout later)
         self.logger.dump(self.num_timesteps)
-        score = (summary["win_rate"], summary["foundation_cards"])
+        score = validation_score(summary)
         if score > self.best:
             self.best = score
             self.model.save(self.run_dir / "best_model.zip")

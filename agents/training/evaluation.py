@@ -83,6 +83,11 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def validation_score(summary: dict[str, Any]) -> tuple[float, float]:
+    """How validation ranks models (best model, ``pretrain.select``): win rate, then foundation cards."""
+    return (summary["win_rate"], summary["foundation_cards"])
+
+
 def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool = True, seed: int = 0,
                    no_repeat: bool = False) -> dict[str, Any]:
     """Masked play of an SB3 model on ``deals``: per-deal records and a summary.

@@ -106,15 +106,14 @@ def _load_initial_weights(model, path: str) -> None:
 def _validation_score(model, config: dict[str, Any]):
     """``(win rate, foundation cards)`` of ``model`` on the run's validation deals, played as
     training's validation plays them (``pretrain.select: validation`` keeps the best epoch by it)."""
-    from agents.training.evaluation import evaluate_model
+    from agents.training.evaluation import evaluate_model, validation_score
 
     train_config = config["train"]
     deals = _validation_deals(config, train_config["eval_deals"]) if train_config["eval_deals"] else []
 
     def score() -> tuple[float, float]:
-        summary = evaluate_model(model, deals, _eval_env_kwargs(config), train_config["eval_deterministic"],
-                                 no_repeat=config["policy"]["no_repeat"])["summary"]
-        return (summary["win_rate"], summary["foundation_cards"])
+        return validation_score(evaluate_model(model, deals, _eval_env_kwargs(config), train_config["eval_deterministic"],
+                                               no_repeat=config["policy"]["no_repeat"])["summary"])
 
     return score
 
