@@ -283,8 +283,9 @@ def write_results(records: list[GameRecord], summary: dict, out_dir: Path, stem:
     return json_path
 
 
-def read_games(path: str | os.PathLike) -> list[tuple[int, list[int]]]:
-    """``(deal, actions)`` of every game in a results CSV written by :func:`write_results`."""
+def read_game_rows(path: str | os.PathLike) -> list[dict[str, str]]:
+    """The rows of a results CSV written by :func:`write_results` (or a DAgger file, which adds
+    a column); refuses a missing file or one without an ``actions`` column."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no results CSV at {path}: write one with scripts/evaluate.py")
@@ -292,7 +293,17 @@ def read_games(path: str | os.PathLike) -> list[tuple[int, list[int]]]:
         reader = csv.DictReader(handle)
         if "actions" not in (reader.fieldnames or []):
             raise ValueError(f"{path} has no 'actions' column: it is not a results CSV of scripts/evaluate.py")
-        return [(int(row["deal"]), [int(a) for a in row["actions"].split()]) for row in reader]
+        return list(reader)
+
+
+def parse_moves(text: str) -> list[int]:
+    """Space-separated action ids, as the ``actions`` column holds them."""
+    return [int(move) for move in text.split()]
+
+
+def read_games(path: str | os.PathLike) -> list[tuple[int, list[int]]]:
+    """``(deal, actions)`` of every game in a results CSV written by :func:`write_results`."""
+    return [(int(row["deal"]), parse_moves(row["actions"])) for row in read_game_rows(path)]
 
 
 def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: int = 0, workers: int = 1,
@@ -328,5 +339,6 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
 
 __all__ = [
     "AgentError", "GameRecord", "SeedSetError", "deal_seed", "evaluate", "load_seed_set",
-    "play_deals", "play_game", "read_games", "summarize", "wilson_interval", "write_results",
+    "parse_moves", "play_deals", "play_game", "read_game_rows", "read_games", "summarize", "wilson_interval",
+    "write_results",
 ]

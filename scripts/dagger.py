@@ -18,7 +18,7 @@ import sys
 from agents.base import AgentOptionError
 from agents.evaluation import SeedSetError, load_seed_set
 from agents.training.dagger import label_deals, write_labelled_games
-from agents.training.pretrain import EVALUATION_SETS
+from agents.training.pretrain import evaluation_deals
 from klondike_env.rules import Rules
 
 
@@ -37,11 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         _, deals = load_seed_set(args.deals)
-        for name in EVALUATION_SETS:
-            overlap = sorted(set(deals) & set(load_seed_set(name)[1]))
-            if overlap:
-                raise SeedSetError(f"--deals {args.deals} includes deal {overlap[0]} of the {name!r} set: "
-                                   "label deals outside the evaluation sets (1-2000)")
+        forbidden = evaluation_deals()
+        overlap = sorted(set(deals) & set(forbidden))
+        if overlap:
+            raise SeedSetError(f"--deals {args.deals} includes deal {overlap[0]} of the {forbidden[overlap[0]]!r} set: "
+                               "label deals outside the evaluation sets (1-2000)")
         games = label_deals(args.learner, args.teacher, deals, Rules(draw_count=args.draw), beta=args.beta,
                             max_moves=args.max_moves, seed=args.seed, workers=args.workers, progress=not args.quiet)
     except (ValueError, AgentOptionError) as error:

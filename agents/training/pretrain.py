@@ -21,7 +21,6 @@ Demonstrations must come from deals outside the evaluation sets (``configs/seeds
 from __future__ import annotations
 
 import copy
-import csv
 import glob
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from agents.evaluation import load_seed_set, read_games
+from agents.evaluation import load_seed_set, parse_moves, read_game_rows
 from agents.training.dagger import NO_LABEL
 
 # Seed sets whose deals may not be used for training.
@@ -58,16 +57,19 @@ class Demonstrations:
 def read_labelled_games(path) -> list[tuple[int, list[int], list[int]]]:
     """``(deal, actions, labels)`` of every game in a results CSV: the ``labels`` column of a DAgger
     file (:mod:`agents.training.dagger`), else the moves played (the player is the demonstrator)."""
-    games = read_games(path)
-    with open(path, newline="") as handle:
-        reader = csv.DictReader(handle)
-        if "labels" not in (reader.fieldnames or []):
-            return [(deal, actions, actions) for deal, actions in games]
-        labels = [[int(label) for label in row["labels"].split()] for row in reader]
-    for (deal, actions), game_labels in zip(games, labels):
-        if len(game_labels) != len(actions):
-            raise ValueError(f"{path}, deal {deal}: {len(game_labels)} labels for {len(actions)} actions (one per move)")
-    return [(deal, actions, game_labels) for (deal, actions), game_labels in zip(games, labels)]
+    games = []
+    for row in read_game_rows(path):
+        deal, actions = int(row["deal"]), parse_moves(row["actions"])
+        labels = parse_moves(row["labels"]) if "labels" in row else actions
+        if len(labels) != len(actions):
+            raise ValueError(f"{path}, deal {deal}: {len(labels)} labels for {len(actions)} actions (one per move)")
+        games.append((deal, actions, labels))
+    return games
+
+
+def evaluation_deals() -> dict[int, str]:
+    """Every deal of the evaluation sets, with its set's name: no training data may come from them."""
+    return {deal: name for name in EVALUATION_SETS for deal in load_seed_set(name)[1]}
 
 
 def expand_paths(patterns: list[str]) -> list[str]:
@@ -92,9 +94,7 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
     built from ``env_kwargs``."""
     from klondike_env.env import KlondikeEnv
 
-    forbidden: set[int] = set()
-    for name in EVALUATION_SETS:
-        forbidden.update(load_seed_set(name)[1])
+    forbidden = evaluation_deals()
     # every recorded position is fit: the limits that cut training episodes short (no progress
     # for a while, a step count) do not cut a recorded game, whose stuck stretches are where a
     # learner most needs the teacher's move
