@@ -248,7 +248,7 @@ def behaviour_clone(model, demonstrations: Demonstrations, *, epochs: int, batch
 def pretrain(model, config: dict[str, Any], logger=None, verbose: int = 1,
              score: Callable[[], tuple] | None = None) -> dict[str, Any] | None:
     """Run the config's ``pretrain`` section on ``model``; ``None`` when it names no demonstrations.
-    ``score``: what ``pretrain.select: validation`` keeps the best epoch by (see :func:`behaviour_clone`)."""
+    ``score``: with ``pretrain.select: validation``, what the best epoch is kept by (see :func:`behaviour_clone`)."""
     section = config["pretrain"]
     if not section["demonstrations"]:
         return None
@@ -260,6 +260,6 @@ def pretrain(model, config: dict[str, Any], logger=None, verbose: int = 1,
         model, demonstrations, epochs=section["epochs"], batch_size=section["batch_size"],
         learning_rate=section["learning_rate"], value_coef=section["value_coef"], holdout=section["holdout"],
         seed=config["train"]["seed"], logger=logger, verbose=verbose,
-        score=score if section["select"] == "validation" else None,
+        score=score,
     )
     return {"games": demonstrations.games, "wins": demonstrations.wins, "moves": len(demonstrations), **metrics}

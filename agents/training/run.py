@@ -109,7 +109,7 @@ def _validation_score(model, config: dict[str, Any]):
     from agents.training.evaluation import evaluate_model, validation_score
 
     train_config = config["train"]
-    deals = _validation_deals(config, train_config["eval_deals"]) if train_config["eval_deals"] else []
+    deals = _validation_deals(config, train_config["eval_deals"])  # eval_deals > 0: the config checks it
 
     def score() -> tuple[float, float]:
         return validation_score(evaluate_model(model, deals, _eval_env_kwargs(config), train_config["eval_deterministic"],
@@ -216,7 +216,9 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         from agents.training.pretrain import pretrain
 
         # before the first PPO update; the first checkpoint then holds the cloned policy
-        summary = pretrain(model, config, logger=model.logger, verbose=verbose, score=_validation_score(model, config))
+        select_by_validation = config["pretrain"]["select"] == "validation"
+        summary = pretrain(model, config, logger=model.logger, verbose=verbose,
+                           score=_validation_score(model, config) if select_by_validation else None)
         (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
 
     remaining = train_config["total_timesteps"] - model.num_timesteps
