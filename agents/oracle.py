@@ -43,8 +43,7 @@ class OracleAgent(Agent):
     def act(self, view: PlayerView) -> int:
         if self._game is None:
             raise RuntimeError("the oracle needs the true game: the harness calls reveal() before act()")
-        position = self._game.position_hash()
-        if self._plan is None or (self._plan and position != self._expected):
+        if self._plan is None or (self._plan and self._game.position_hash() != self._expected):
             # first move, or another player moved (DAgger labelling, agents/training/dagger.py):
             # the plan no longer starts here, solve again
             result = solve(self._game, node_limit=self.nodes or None, time_limit=self.budget or None)
