@@ -940,8 +940,31 @@ def _luby(index: int) -> int:
             power += 1
 
 
-class _DepthFirst:
+class _ControlledSearch:
+    """A search whose kernel reports through ``self.ctrl``: each subclass names its slots."""
+
+    RESULT_SLOT = NODES_SLOT = ENTRIES_SLOT = -1  # set by each subclass
+    ctrl: np.ndarray
+
+    @property
+    def result(self) -> int:
+        return int(self.ctrl[self.RESULT_SLOT])
+
+    @property
+    def nodes(self) -> int:
+        """Positions expanded."""
+        return int(self.ctrl[self.NODES_SLOT])
+
+    @property
+    def entries(self) -> int:
+        """Table entries used."""
+        return int(self.ctrl[self.ENTRIES_SLOT])
+
+
+class _DepthFirst(_ControlledSearch):
     """One depth-first search from the root, resumable in chunks of nodes."""
+
+    RESULT_SLOT, NODES_SLOT, ENTRIES_SLOT = _RESULT, _NODES, _ENTRIES
 
     def __init__(self, root, rules_array, talon_index, table: _Table, capacity: int, seed: int,
                  spread: int = 1, budget: int | None = None):
@@ -959,18 +982,6 @@ class _DepthFirst:
         _start(root, rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
                self.ctrl, talon_index, self.limited, table.keys, self.epoch,
                np.empty(core.NUM_CARDS, np.int32), self.seed, spread)
-
-    @property
-    def result(self) -> int:
-        return int(self.ctrl[_RESULT])
-
-    @property
-    def nodes(self) -> int:
-        return int(self.ctrl[_NODES])
-
-    @property
-    def entries(self) -> int:
-        return int(self.ctrl[_ENTRIES])
 
     @property
     def cut(self) -> bool:
@@ -998,8 +1009,10 @@ BEST_MEMORY_SHARE = 0.25
 BEST_NODE_BYTES = STATE_SIZE + 4 + 4 + 8 + 4  # the int8 position, parent, move, heap priority and node
 
 
-class _BestFirst:
+class _BestFirst(_ControlledSearch):
     """The best-first search from the root, resumable in chunks of expansions."""
+
+    RESULT_SLOT, NODES_SLOT, ENTRIES_SLOT = _BEST_RESULT, _BEST_EXPANDED, _BEST_STORED
 
     def __init__(self, root, rules_array, talon_index, memory_limit_mb: float):
         self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
@@ -1018,18 +1031,6 @@ class _BestFirst:
         self.ctrl = np.zeros(5, np.int64)
         _best_first_start(root, rules_array, talon_index, self.limited, self.table.keys, self.epoch, self.store,
                           self.parent, self.via, self.heap_priority, self.heap_node, self.ctrl)
-
-    @property
-    def result(self) -> int:
-        return int(self.ctrl[_BEST_RESULT])
-
-    @property
-    def nodes(self) -> int:
-        return int(self.ctrl[_BEST_EXPANDED])
-
-    @property
-    def entries(self) -> int:
-        return int(self.ctrl[_BEST_STORED])
 
     @property
     def memory_mb(self) -> float:
