@@ -18,7 +18,7 @@ from agents.training.run import train  # noqa: E402
 from agents.training.config import load_config  # noqa: E402
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml"
-GREEDY_DEALS = "5001-5012"
+GREEDY_DEALS = "5013-5024"  # greedy wins one of them (5024)
 
 
 def tiny_config(*overrides):
@@ -41,7 +41,21 @@ def test_demonstrations_replay_the_recorded_games(greedy_games):
     # every recorded action is legal where it was played, and returns are discounted sums
     assert demos.action_masks[np.arange(len(demos)), demos.actions].all()
     last_of_game = np.r_[demos.game_index[1:] != demos.game_index[:-1], True]
-    assert np.all(np.abs(demos.returns[last_of_game]) <= 1.0 + 1e-6)
+    # a game's last reward is at most a card home (0.1) plus the win bonus (1.0)
+    assert np.all(np.abs(demos.returns[last_of_game]) <= 1.1 + 1e-6)
+
+
+def test_won_only_keeps_just_the_won_games(greedy_games):
+    csv_path, summary = greedy_games
+    config = tiny_config("env.max_episode_steps=1000", "env.no_progress_steps=null")
+    every = load_demonstrations([csv_path], config["env"], gamma=0.9)
+    won = load_demonstrations([csv_path], config["env"], gamma=0.9, won_only=True)
+    assert 0 < summary["wins"] < summary["games"]  # the fixture's deals hold both kinds
+    assert won.games == won.wins == summary["wins"]
+    kept = np.isin(every.game_index, [index for index in range(every.games) if every.returns[
+        np.flatnonzero(every.game_index == index)[-1]] > 0.5])  # a win's last reward includes +1
+    assert len(won) == kept.sum() and np.array_equal(won.actions, every.actions[kept])
+    assert np.array_equal(won.returns, every.returns[kept])
 
 
 def test_cloning_learns_the_demonstrator(greedy_games):

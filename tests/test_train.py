@@ -420,6 +420,17 @@ def test_batched_policy_evaluation_writes_harness_files(tiny_run, tmp_path):
     rows = path.with_suffix(".csv").read_text().splitlines()
     assert rows[0].startswith("deal,won,moves") and len(rows) == 7
     assert all(int(row.split(",")[2]) <= 80 for row in rows[1:])
+    # each row's actions replay the game it records (so the CSV can be a pretrain demonstration)
+    from agents.evaluation import read_game_rows, parse_moves
+    from klondike_env import Game
+
+    for row in read_game_rows(path.with_suffix(".csv")):
+        game = Game.new(int(row["deal"]))
+        actions = parse_moves(row["actions"])
+        assert len(actions) == int(row["moves"])
+        for action in actions:
+            game.step(action)
+        assert sum(game.foundations) == int(row["foundation_cards"])
     # the same deals and seed give the same games
     _, again = evaluate_policy_file(tiny_run / "model.zip", "1-6", max_moves=80, out_dir=tmp_path)
     assert again["wins"] == summary["wins"] and again["mean_foundation_cards"] == summary["mean_foundation_cards"]

@@ -90,6 +90,9 @@ PRETRAIN_DEFAULTS: dict[str, Any] = {
     # win rate on the run's validation deals, train.eval_seeds / eval_deals, played as in training's
     # validation): imitation accuracy tells clones that play 13% and 16% apart poorly
     "select": "holdout",
+    # fit only the recorded games that were won: self-imitation, cloning the policy's own wins
+    # (scripts/evaluate_policy.py with sampled actions writes such games, see README "Training")
+    "won_only": False,
 }
 
 ALGO_DEFAULTS: dict[str, Any] = {

@@ -19,7 +19,7 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
     ``no_repeat``: the masks handed to ``predict`` leave out the moves a game already
     played from its current position (:class:`klondike_env.move_memory.MoveMemory`).
     Returns one record per deal, in order: deal, won, foundation cards, moves,
-    outcome ('won', 'dead', 'truncated').
+    outcome ('won', 'dead', 'truncated') and actions (the game as played).
     """
     from agents.training.callbacks import episode_outcome
     from klondike_env.env import KlondikeEnv
@@ -33,7 +33,7 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
         masks.append(info["action_mask"])
     records: list[dict[str, Any] | None] = [None] * len(envs)
     active = list(range(len(envs)))
-    steps = np.zeros(len(envs), dtype=np.int64)
+    played: list[list[int]] = [[] for _ in envs]
     memory = MoveMemory(len(envs)) if no_repeat else None
     while active:
         active_masks = np.stack([masks[i] for i in active])
@@ -47,7 +47,7 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
         still_active = []
         for index, action in zip(active, actions):
             observation, _, terminated, truncated, info = envs[index].step(int(action))
-            steps[index] += 1
+            played[index].append(int(action))
             if terminated or truncated:
                 info = dict(info)
                 if truncated and not terminated:
@@ -56,8 +56,9 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
                     "deal": int(deals[index]),
                     "won": bool(info.get("won", False)),
                     "foundation_cards": int(info.get("foundation", 0)),
-                    "moves": int(steps[index]),
+                    "moves": len(played[index]),
                     "outcome": episode_outcome(info),
+                    "actions": played[index],
                 }
             else:
                 observations[index] = observation
@@ -160,7 +161,7 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     endings = {"won": "won", "dead": "dead", "truncated": "move limit"}
     records = [
         GameRecord(r["deal"], r["won"], r["moves"], r["foundation_cards"], wall / len(deals),
-                   endings[r["outcome"]], cpu / len(deals))
+                   endings[r["outcome"]], cpu / len(deals), tuple(r["actions"]))
         for r in result["records"]
     ]
     label = (f"policy-batched:{model_path.parent.name}/{model_path.stem}" + ("" if deterministic else ",sampled")

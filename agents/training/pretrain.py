@@ -89,9 +89,10 @@ def expand_paths(patterns: list[str]) -> list[str]:
     return paths
 
 
-def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: float) -> Demonstrations:
+def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: float,
+                        won_only: bool = False) -> Demonstrations:
     """Replay every game of the results CSVs in ``paths`` (files or glob patterns) in a KlondikeEnv
-    built from ``env_kwargs``."""
+    built from ``env_kwargs``; with ``won_only``, keep only the games the replay wins."""
     from klondike_env.env import KlondikeEnv
 
     forbidden = evaluation_deals()
@@ -114,6 +115,7 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
                     f"({'/'.join(EVALUATION_SETS)}: deals 1-2000); record demonstrations on other deals"
                 )
             observation, info = env.reset(options={"deal": deal})
+            kept_before = len(actions)
             rewards = []
             fitted = []  # steps of this game with a label
             for step, (action, label) in enumerate(zip(played, labels)):
@@ -130,6 +132,9 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
                 rewards.append(reward)
                 if terminated or truncated:
                     break
+            if won_only and not info.get("won"):
+                del observations[kept_before:], masks[kept_before:], actions[kept_before:]
+                continue
             discounted, running = np.empty(len(rewards), np.float32), 0.0
             for step in range(len(rewards) - 1, -1, -1):
                 running = rewards[step] + gamma * running
@@ -139,7 +144,8 @@ def load_demonstrations(paths: list[str], env_kwargs: dict[str, Any], gamma: flo
             games += 1
             wins += bool(info.get("won"))
     if not actions:
-        raise DemonstrationError("pretrain.demonstrations: the files hold no moves")
+        raise DemonstrationError("pretrain.demonstrations: the files hold no moves"
+                                 + (" of a won game (pretrain.won_only)" if won_only else ""))
     return Demonstrations(
         np.asarray(observations), np.asarray(masks, dtype=bool), np.asarray(actions, dtype=np.int64),
         np.concatenate(returns), np.asarray(game_index, dtype=np.int64), games, wins,
@@ -252,7 +258,8 @@ def pretrain(model, config: dict[str, Any], logger=None, verbose: int = 1,
     section = config["pretrain"]
     if not section["demonstrations"]:
         return None
-    demonstrations = load_demonstrations(section["demonstrations"], config["env"], config["algo"]["gamma"])
+    demonstrations = load_demonstrations(section["demonstrations"], config["env"], config["algo"]["gamma"],
+                                         won_only=section["won_only"])
     if verbose:
         print(f"[pretrain] {demonstrations.games} demonstration games ({demonstrations.wins} won), "
               f"{len(demonstrations)} moves", flush=True)
