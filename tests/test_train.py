@@ -436,6 +436,24 @@ def test_batched_policy_evaluation_writes_harness_files(tiny_run, tmp_path):
     assert again["wins"] == summary["wins"] and again["mean_foundation_cards"] == summary["mean_foundation_cards"]
 
 
+def test_validation_plays_the_harness_protocol(tiny_run, tmp_path):
+    """In-run validation scores a model as scripts/evaluate_policy.py does (no training cuts)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.training.config import load_config
+    from agents.training.evaluation import evaluate_model, evaluate_policy_file
+    from agents.training.run import _eval_env_kwargs
+
+    config = load_config(tiny_run / "config.yaml", ["env.no_progress_steps=5", "env.max_episode_steps=20"])
+    kwargs = _eval_env_kwargs(config)
+    assert kwargs["no_progress_steps"] is None and kwargs["max_episode_steps"] == 1000
+    model = MaskablePPO.load(tiny_run / "model.zip", device="cpu")
+    ours = evaluate_model(model, [1001, 1002, 1003], kwargs, deterministic=True)["summary"]
+    _, harness = evaluate_policy_file(tiny_run / "model.zip", "1001-1003", deterministic=True, out_dir=tmp_path)
+    assert ours["wins"] == harness["wins"] and ours["foundation_cards"] == harness["mean_foundation_cards"]
+    assert ours["episode_length"] > 20  # played past the config's own cuts
+
+
 def test_evaluate_policy_script_rejects_a_missing_model(tmp_path):
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_policy.py"), str(tmp_path / "no.zip")],
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
