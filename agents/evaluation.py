@@ -150,20 +150,28 @@ def _play_in_worker(job: tuple[int, dict, int, int]) -> GameRecord:
     return play_game(_worker_agent, deal, Rules(**rules_options), seed, max_moves)
 
 
+def run_games(work, jobs: list, init, init_args: tuple, workers: int = 1, progress: bool = True,
+              desc: str = "") -> list:
+    """``work(job)`` for every job, each process set up first by ``init(*init_args)``; with
+    ``workers > 1`` in that many forked processes. Results come back in job order, under a
+    progress bar. ``init`` runs in this process first either way, so a bad agent spec or a
+    missing model file raises here rather than inside the pool."""
+    from tqdm import tqdm
+
+    bar = dict(total=len(jobs), disable=not progress, desc=desc, unit="game", smoothing=0.05)
+    init(*init_args)
+    if workers <= 1:
+        return [work(job) for job in tqdm(jobs, **bar)]
+    with multiprocessing.get_context("fork").Pool(workers, init, init_args) as pool:
+        return list(tqdm(pool.imap(work, jobs, chunksize=1), **bar))
+
+
 def play_deals(agent_spec: str, deals: list[int], rules: Rules, seed: int = 0, workers: int = 1,
                max_moves: int = DEFAULT_MAX_MOVES, progress: bool = True) -> list[GameRecord]:
     """Play every deal; with ``workers > 1`` in that many processes. Records come back in deal order."""
-    from tqdm import tqdm
-
     rules_options = asdict(rules)
     jobs = [(deal, rules_options, deal_seed(seed, deal), max_moves) for deal in deals]
-    bar = dict(total=len(jobs), disable=not progress, desc=agent_spec, unit="game", smoothing=0.05)
-    if workers <= 1:
-        _init_worker(agent_spec, rules_options)  # raises here on a bad spec or a missing model file
-        return [_play_in_worker(job) for job in tqdm(jobs, **bar)]
-    make_agent(agent_spec)  # fail fast in this process rather than inside the pool
-    with multiprocessing.get_context("fork").Pool(workers, _init_worker, (agent_spec, rules_options)) as pool:
-        return list(tqdm(pool.imap(_play_in_worker, jobs, chunksize=1), **bar))
+    return run_games(_play_in_worker, jobs, _init_worker, (agent_spec, rules_options), workers, progress, agent_spec)
 
 
 # --- statistics ---------------------------------------------------------------------

@@ -22,14 +22,13 @@ replays ``actions`` and fits ``labels``.
 from __future__ import annotations
 
 import csv
-import multiprocessing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from agents.base import RESIGN, Agent, DealInfo, PlayerView
-from agents.evaluation import deal_seed
+from agents.evaluation import deal_seed, run_games
 from agents.registry import make_agent
 from klondike_env.game import Game
 from klondike_env.rules import Rules
@@ -93,19 +92,13 @@ def _label_in_worker(job: tuple[int, dict, int, float, int]) -> LabelledGame:
 def label_deals(learner_spec: str, teacher_spec: str, deals: list[int], rules: Rules, *, beta: float,
                 max_moves: int, seed: int = 0, workers: int = 1, progress: bool = True) -> list[LabelledGame]:
     """:func:`label_game` on every deal (in ``workers`` processes); games come back in deal order."""
-    from tqdm import tqdm
-
     if not 0.0 <= beta <= 1.0:
         raise ValueError(f"bad beta {beta!r}: the probability of playing the teacher's move must be in [0, 1]")
     if max_moves < 1:
         raise ValueError(f"bad max_moves {max_moves!r}: use a positive number of actions")
-    _init_worker(learner_spec, teacher_spec)  # fails here, in this process, on a bad spec or model file
     jobs = [(deal, asdict(rules), deal_seed(seed, deal), beta, max_moves) for deal in deals]
-    bar = dict(total=len(jobs), disable=not progress, desc="labelling", unit="game", smoothing=0.05)
-    if workers <= 1:
-        return [_label_in_worker(job) for job in tqdm(jobs, **bar)]
-    with multiprocessing.get_context("fork").Pool(workers, _init_worker, (learner_spec, teacher_spec)) as pool:
-        return list(tqdm(pool.imap(_label_in_worker, jobs, chunksize=1), **bar))
+    return run_games(_label_in_worker, jobs, _init_worker, (learner_spec, teacher_spec), workers, progress,
+                     "labelling")
 
 
 def write_labelled_games(games: list[LabelledGame], path: str | Path) -> Path:
