@@ -96,9 +96,12 @@ chooses which moves to try and in what order.
 * **Best-first search** (no pruning). Once the complete search has expanded ``BEST_AFTER``
   positions, a third search from the root takes turns with it and the probes: it keeps every
   generated position (in a table of its own) and always expands the stored position with the
-  smallest estimate -- the cards not yet home plus twice the tableau cards buried under a
-  higher card of their own suit -- ties going to the move generator's order, then to the newest
-  position. Depth-first and best-first orders get stuck in different deals, and search costs
+  smallest sum, as weighted A* does, of an estimate of what is left -- the cards not yet home
+  plus twice the tableau cards buried under a higher card of their own suit -- and half the
+  search moves that reached it from the root; ties go to the move generator's order, then to the
+  newest position. (Ordering by the estimate alone, as before session 9, dives into long lines;
+  counting every move, as A* does, spreads too wide for the store: README "Solver".) A position
+  reached again by a shorter line is not reopened, so solutions are not shortest. Depth-first and best-first orders get stuck in different deals, and search costs
   are heavy-tailed, so running both can cost less than either alone (README, "Solver"). Soundness as for the
   probes: its win is a replayed line, and when its queue empties it has expanded every position
   reachable from the root (each successor is stored unless its key was stored already), a proof
@@ -110,8 +113,8 @@ Klondike-Solver rule that forbids them right after a foundation move gives wrong
 verdicts. Nothing else is pruned.
 
 Budgets: ``node_limit`` (positions expanded), ``time_limit`` (seconds, checked between chunks
-of search) and ``memory_limit_mb`` (the table size; the probes' table and the best-first
-search take up to a quarter of it each on top). A search stopped by any of them, or by the
+of search) and ``memory_limit_mb`` (the table size; on top of it the probes' table takes up
+to a quarter of it and the best-first search up to half). A search stopped by any of them, or by the
 depth cap of the stack, answers ``UNKNOWN``; ``UNSOLVABLE`` means the search was exhaustive.
 """
 
@@ -741,7 +744,7 @@ def _store_position(store, index, state):
 
 
 @njit(cache=True)
-def _best_first_start(root, rules, talon_index, limited, table, epoch, store, parent, via,
+def _best_first_start(root, rules, talon_index, limited, table, epoch, store, parent, via, depth,
                       heap_priority, heap_node, ctrl):
     """Store the root (after auto-play) as node 0 and queue it."""
     state = root.copy()
@@ -756,6 +759,7 @@ def _best_first_start(root, rules, talon_index, limited, table, epoch, store, pa
     _store_position(store, 0, state)
     parent[0] = -1
     via[0] = 0
+    depth[0] = 0
     ctrl[_BEST_STORED] = 1
     ctrl[_BEST_HEAP] = _heap_push(heap_priority, heap_node, 0, 0, 0)
     if _stuck_for_good(state, rules):
@@ -764,7 +768,7 @@ def _best_first_start(root, rules, talon_index, limited, table, epoch, store, pa
 
 
 @njit(cache=True)
-def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, heap_priority, heap_node,
+def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, depth, heap_priority, heap_node,
                 ctrl, node_stop, entry_stop):
     """Expand the most promising stored position until a win, exhaustion, a full store or table,
     or ``node_stop`` expansions (resumable: everything lives in the arrays and ``ctrl``)."""
@@ -811,13 +815,16 @@ def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, h
             _store_position(store, stored, child)
             parent[stored] = node
             via[stored] = moves[index]
+            depth[stored] = depth[node] + 1
             if won:
                 ctrl[_BEST_RESULT] = _WON
                 ctrl[_BEST_WON] = stored
                 stored += 1
                 break
-            # the estimate decides; the move generator's order breaks its ties
-            priority = -64 * _distance_estimate(child) + max(scores[index], 0) // 16
+            # weighted A*: the estimate of what is left plus half the search moves from the
+            # root, so a position reached the long way waits; the move generator's order
+            # breaks ties (weights measured: README "Solver", session 9)
+            priority = -32 * (2 * _distance_estimate(child) + depth[stored]) + max(scores[index], 0) // 16
             size = _heap_push(heap_priority, heap_node, size, priority, stored)
             stored += 1
     ctrl[_BEST_EXPANDED] = expanded
@@ -1002,11 +1009,11 @@ class _DepthFirst(_ControlledSearch):
 # Best-first search (module docstring): one per solve, started once the complete search has
 # expanded BEST_AFTER positions (above the 4 x 30,000 of the determinized agent's retries, so
 # the agents' solves are unchanged), expanding BEST_SHARE positions per position of the
-# complete search, in BEST_MEMORY_SHARE of the memory limit (a quarter of it for its table).
+# complete search, in BEST_MEMORY_SHARE of the memory limit (a quarter of that for its table).
 BEST_AFTER = 150_000
 BEST_SHARE = 1.0
-BEST_MEMORY_SHARE = 0.25
-BEST_NODE_BYTES = STATE_SIZE + 4 + 4 + 8 + 4  # the int8 position, parent, move, heap priority and node
+BEST_MEMORY_SHARE = 0.5
+BEST_NODE_BYTES = STATE_SIZE + 4 + 4 + 4 + 8 + 4  # the int8 position, parent, move, depth, heap priority and node
 
 
 class _BestFirst(_ControlledSearch):
@@ -1025,12 +1032,13 @@ class _BestFirst(_ControlledSearch):
         self.store = np.empty((rows, STATE_SIZE), np.int8)
         self.parent = np.empty(rows, np.int32)
         self.via = np.empty(rows, np.int32)
+        self.depth = np.empty(rows, np.int32)  # search moves from the root
         self.heap_priority = np.empty(rows, np.int64)
         self.heap_node = np.empty(rows, np.int32)
         self.limited = bool(rules_array[RULE_MAX_PASSES] > 0)
         self.ctrl = np.zeros(5, np.int64)
         _best_first_start(root, rules_array, talon_index, self.limited, self.table.keys, self.epoch, self.store,
-                          self.parent, self.via, self.heap_priority, self.heap_node, self.ctrl)
+                          self.parent, self.via, self.depth, self.heap_priority, self.heap_node, self.ctrl)
 
     @property
     def memory_mb(self) -> float:
@@ -1041,7 +1049,7 @@ class _BestFirst(_ControlledSearch):
 
     def run(self, nodes: int) -> None:
         _best_first(self.rules_array, self.talon_index, self.limited, self.table.keys, self.epoch, self.store,
-                    self.parent, self.via, self.heap_priority, self.heap_node, self.ctrl,
+                    self.parent, self.via, self.depth, self.heap_priority, self.heap_node, self.ctrl,
                     self.ctrl[_BEST_EXPANDED] + nodes, self.entry_stop)
 
     def solution(self) -> list[int]:
@@ -1071,7 +1079,7 @@ def solve(
     its own rules unless ``rules`` is given), a deal number, or a deck in any form
     :func:`~klondike_env.parse_deck` accepts (solved from its opening). Budgets: ``time_limit``
     seconds, ``node_limit`` positions expanded, ``memory_limit_mb`` for the transposition
-    table (the probes and the best-first search use up to a quarter of it each on top); when
+    table (on top of it the probes use up to a quarter of it, the best-first search up to half); when
     one runs out the status is ``UNKNOWN`` and ``stopped_by`` names it.
     """
     started = time.perf_counter()
