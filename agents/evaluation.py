@@ -194,8 +194,10 @@ def verdict_file(rules: Rules) -> Path | None:
 
 
 def load_verdicts(path: Path) -> dict[int, str]:
-    with open(path, newline="") as handle:
-        return {int(row["deal"]): row["status"].strip().lower() for row in csv.DictReader(handle)}
+    """Each deal's solver verdict in a verdict CSV, lower case (``solved``, ``unsolvable``, ``unknown``)."""
+    from klondike_env.solver import read_verdicts
+
+    return {deal: status.lower() for deal, status in read_verdicts(path).items()}
 
 
 def summarize(records: list[GameRecord], rules: Rules, verdicts: Path | None = None) -> dict:

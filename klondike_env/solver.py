@@ -204,6 +204,34 @@ class SolveResult:
     table_mb: float = 0.0
 
 
+# The columns of a sweep / verdict CSV (scripts/solve.py --csv; configs/seeds/verdicts_*.csv).
+VERDICT_FIELDS = ("deal", "status", "solution_length", "nodes", "seconds", "stopped_by")
+
+
+def read_verdicts(path) -> dict[int, str]:
+    """Each deal's status (``SOLVED``, ``UNSOLVABLE`` or ``UNKNOWN``) in a sweep CSV; a deal's
+    last row counts. A file without ``deal`` and ``status`` columns, or with another status, is a
+    ``ValueError`` naming it."""
+    import csv
+
+    known = {status.value for status in SolveStatus}
+    statuses: dict[int, str] = {}
+    try:
+        with open(path, newline="") as handle:
+            reader = csv.DictReader(handle)
+            if not {"deal", "status"} <= set(reader.fieldnames or ()):
+                raise ValueError(f"bad sweep CSV {path}: it needs the columns deal and status "
+                                 f"(scripts/solve.py --csv writes {','.join(VERDICT_FIELDS)})")
+            for row in reader:
+                if row["status"] not in known:
+                    raise ValueError(f"bad sweep CSV {path}: status {row['status']!r} for deal {row['deal']} "
+                                     f"is not one of SOLVED, UNSOLVABLE, UNKNOWN")
+                statuses[int(row["deal"])] = row["status"]
+    except OSError as error:
+        raise ValueError(f"cannot read sweep CSV {path}: {error.strerror}") from None
+    return statuses
+
+
 class SolverInputError(ValueError):
     """A bad argument to :func:`solve`."""
 

@@ -22,9 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.evaluation import wilson_interval  # noqa: E402
 from klondike_env import Game, Rules  # noqa: E402
-from klondike_env.solver import SolveStatus, prepare, solve  # noqa: E402
+from klondike_env.solver import VERDICT_FIELDS, SolveStatus, prepare, read_verdicts, solve  # noqa: E402
 
-CSV_FIELDS = ("deal", "status", "solution_length", "nodes", "seconds", "stopped_by")
 
 
 def parse_deals(text: str) -> list[int]:
@@ -84,7 +83,7 @@ def sweep(deals, rules, args) -> None:
     rows = []
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(CSV_FIELDS)
+        writer.writerow(VERDICT_FIELDS)
         with multiprocessing.Pool(args.workers, initializer=warm_up, initargs=(args.memory_mb, args.node_limit)) as pool:
             for row in tqdm(pool.imap(_solve_one, jobs), total=len(jobs), unit="deal", mininterval=5):
                 writer.writerow(row)
@@ -102,21 +101,9 @@ def sweep(deals, rules, args) -> None:
 def merge(paths: list[str]) -> None:
     """Print the estimate over sweep CSVs taken together, a deal's row in a later file replacing
     its row in an earlier one (e.g. the UNKNOWN deals of a sweep run again with a larger budget)."""
-    known = {status.value for status in SolveStatus}
     statuses: dict[int, str] = {}
     for path in paths:
-        try:
-            with open(path, newline="") as handle:
-                reader = csv.DictReader(handle)
-                if tuple(reader.fieldnames or ()) != CSV_FIELDS:
-                    raise ValueError(f"bad sweep CSV {path}: expected the columns {','.join(CSV_FIELDS)}")
-                for row in reader:
-                    if row["status"] not in known:
-                        raise ValueError(f"bad sweep CSV {path}: status {row['status']!r} for deal {row['deal']} "
-                                         f"is not one of SOLVED, UNSOLVABLE, UNKNOWN")
-                    statuses[int(row["deal"])] = row["status"]
-        except OSError as error:
-            raise ValueError(f"cannot read sweep CSV {path}: {error.strerror}") from None
+        statuses.update(read_verdicts(path))
     print(f"{len(paths)} files, deals {min(statuses, default=0)}-{max(statuses, default=0)}")
     print("\n".join(winnability_lines(list(statuses.values()))))
 

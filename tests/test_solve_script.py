@@ -58,4 +58,4 @@ def test_merge_refuses_a_file_that_is_not_a_sweep(tmp_path, capsys):
     bad.write_text("deal,won\n1,True\n")
     assert _script().main(["--merge", str(bad)]) == 2
     assert capsys.readouterr().err.strip() == (
-        f"error: bad sweep CSV {bad}: expected the columns {FIELDS}")
+        f"error: bad sweep CSV {bad}: it needs the columns deal and status (scripts/solve.py --csv writes {FIELDS})")
