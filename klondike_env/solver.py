@@ -101,9 +101,10 @@ chooses which moves to try and in what order.
   search moves that reached it from the root; ties go to the move generator's order, then to the
   newest position. (Ordering by the estimate alone, as before session 9, dives into long lines;
   counting every move, as A* does, spreads too wide for the store: README "Solver".) A position
-  reached again by a shorter line is not reopened, so solutions are not shortest. Depth-first and best-first orders get stuck in different deals, and search costs
-  are heavy-tailed, so running both can cost less than either alone (README, "Solver"). Soundness as for the
-  probes: its win is a replayed line, and when its queue empties it has expanded every position
+  reached again by a shorter line is not reopened, so solutions are not shortest. Depth-first
+  and best-first orders get stuck in different deals, and search costs are heavy-tailed, so
+  running both can cost less than either alone (README, "Solver"). Soundness as for the probes:
+  its win is a replayed line, and when its queue empties it has expanded every position
   reachable from the root (each successor is stored unless its key was stored already), a proof
   of loss like the complete search's. It stores positions (``BEST_NODE_BYTES`` each) in
   ``BEST_MEMORY_SHARE`` of the memory limit; when that is full it stops and proves nothing.
@@ -120,6 +121,7 @@ depth cap of the stack, answers ``UNKNOWN``; ``UNSOLVABLE`` means the search was
 
 from __future__ import annotations
 
+import csv
 import enum
 import time
 from dataclasses import dataclass, field
@@ -212,8 +214,6 @@ def read_verdicts(path) -> dict[int, str]:
     """Each deal's status (``SOLVED``, ``UNSOLVABLE`` or ``UNKNOWN``) in a sweep CSV; a deal's
     last row counts. A file without ``deal`` and ``status`` columns, or with another status, is a
     ``ValueError`` naming it."""
-    import csv
-
     known = {status.value for status in SolveStatus}
     statuses: dict[int, str] = {}
     try:
