@@ -25,7 +25,6 @@ from klondike_env import Game, Rules  # noqa: E402
 from klondike_env.solver import VERDICT_FIELDS, SolveStatus, prepare, read_verdicts, solve  # noqa: E402
 
 
-
 def parse_deals(text: str) -> list[int]:
     """``"1-1000"``, ``"5"`` or ``"1-10,20,30-32"`` as a list of deal numbers."""
     deals: list[int] = []
