@@ -60,7 +60,10 @@ chooses which moves to try and in what order.
   position is a successor of the expanded one.
 * **Symmetries skipped** (each yields a position equal to one already generated): of several
   empty columns only the first is a destination, and a whole column without face-down cards is
-  never moved onto an empty column (a column permutation).
+  never moved onto an empty column (a column permutation). A foundation card that the safe
+  auto-play rule would send straight back is never worried back: after the auto-play the child
+  is its parent again (the rule reads only the other suits' foundations, and lowering one suit
+  makes no other card fit or safe).
 
 * **Cards stuck for good** (checked at the root; with the king-only empty-column rule). Call
   *candidates* the non-king cards that are face down or head their column's face-up run. Start
@@ -92,7 +95,7 @@ chooses which moves to try and in what order.
   different order, so a win it finds is a legal line (replayed like any other), and a probe
   that exhausts its search has visited every reachable position and proves the position lost
   exactly as the complete search would; a probe stopped by its budget proves nothing and is
-  dropped. Small budgets (the agents' 10,000 positions) never reach ``PROBE_AFTER``.
+  dropped.
 * **Best-first search** (no pruning). Once the complete search has expanded ``BEST_AFTER``
   positions, a third search from the root takes turns with it and the probes: it keeps every
   generated position (in a table of its own) and always expands the stored position with the
@@ -385,8 +388,8 @@ def _generate_moves(state, rules, moves, scores, reached):
             if height == 0:
                 continue
             card = NUM_RANKS * suit + height - 1
-            if (any_accepts >> card) & 1 == 0:
-                continue
+            if (any_accepts >> card) & 1 == 0 or _safe_to_foundation(state, card):
+                continue  # nowhere to go, or auto-play would send it straight back
             for col in range(NUM_COLUMNS):
                 if state[COLUMN_LENGTH + col] == 0 and col != first_empty:
                     continue
@@ -954,7 +957,10 @@ def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules]:
 
 # Probes (module docstring): restarts in shuffled move orders, interleaved with the complete
 # search once it has expanded PROBE_AFTER positions; budgets PROBE_UNIT times the Luby sequence.
-PROBE_AFTER = 50_000
+# Since session 10 they start (with the best-first search) after 2,000 positions: most deals the
+# fixed order decides are decided by then, and starting the others early decides more positions
+# within small budgets (README "Solver", session 10).
+PROBE_AFTER = 2_000
 PROBE_UNIT = 8_000
 PROBE_SPREADS = (300, 2000, 120)
 # the probes' nodes, all together, per node of the complete search: a quarter since session 9,
@@ -1037,10 +1043,10 @@ class _DepthFirst(_ControlledSearch):
 
 
 # Best-first search (module docstring): one per solve, started once the complete search has
-# expanded BEST_AFTER positions (above the 4 x 30,000 of the determinized agent's retries, so
-# the agents' solves are unchanged), expanding BEST_SHARE positions per position of the
-# complete search, in BEST_MEMORY_SHARE of the memory limit (a quarter of that for its table).
-BEST_AFTER = 150_000
+# expanded BEST_AFTER positions (150,000 before session 10, above the determinized agent's
+# solves), expanding BEST_SHARE positions per position of the complete search, in
+# BEST_MEMORY_SHARE of the memory limit (a quarter of that for its table).
+BEST_AFTER = 2_000
 BEST_SHARE = 1.0
 BEST_MEMORY_SHARE = 0.5
 BEST_NODE_BYTES = STATE_SIZE + 4 + 4 + 4 + 8 + 4  # the int8 position, parent, move, depth, heap priority and node
