@@ -1108,6 +1108,8 @@ def solve(
     time_limit: float | None = None,
     node_limit: int | None = None,
     memory_limit_mb: float = DEFAULT_MEMORY_MB,
+    probe_after: int | None = None,
+    best_after: int | None = None,
 ) -> SolveResult:
     """Decide a Thoughtful Klondike position and find a winning line.
 
@@ -1116,11 +1118,16 @@ def solve(
     :func:`~klondike_env.parse_deck` accepts (solved from its opening). Budgets: ``time_limit``
     seconds, ``node_limit`` positions expanded, ``memory_limit_mb`` for the transposition
     table (on top of it the probes use up to a quarter of it, the best-first search up to half); when
-    one runs out the status is ``UNKNOWN`` and ``stopped_by`` names it.
+    one runs out the status is ``UNKNOWN`` and ``stopped_by`` names it. ``probe_after`` and
+    ``best_after``: positions the complete search expands alone before the probes, and the
+    best-first search, join it (default ``PROBE_AFTER`` and ``BEST_AFTER``); the verdicts do not
+    depend on them, only how soon they come.
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
     node_limit = _check_limit("node_limit", node_limit, integer=True)
+    probe_after = PROBE_AFTER if probe_after is None else _check_limit("probe_after", probe_after, integer=True)
+    best_after = BEST_AFTER if best_after is None else _check_limit("best_after", best_after, integer=True)
     _check_limit("memory_limit_mb", memory_limit_mb, integer=False)
     root, rules = _root_position(game_or_deck, rules)
     rules_array = rules.as_array()
@@ -1154,15 +1161,15 @@ def solve(
             break
         step = chunk if node_limit is None else min(chunk, node_limit - used)
         chunk = min(chunk * 2, 1 << 18)
-        # whose turn: the complete search alone until PROBE_AFTER, then the search furthest
+        # whose turn: the complete search alone until probe_after, then the search furthest
         # behind its share (the complete search 1, the best-first search BEST_SHARE from
-        # BEST_AFTER on until its memory is full, the probes PROBE_SHARE together); ties go to
+        # best_after on until its memory is full, the probes PROBE_SHARE together); ties go to
         # the complete search
         turn = "complete"
-        if complete.nodes >= PROBE_AFTER and memory_limit_mb >= 1:
+        if complete.nodes >= probe_after and memory_limit_mb >= 1:
             # (nodes used / share, tie order, search, share)
             shares = [(complete.nodes, 0, "complete", 1.0), (probes_used() / PROBE_SHARE, 2, "probes", PROBE_SHARE)]
-            if complete.nodes >= BEST_AFTER and (best is None or best.result == _RUNNING):
+            if complete.nodes >= best_after and (best is None or best.result == _RUNNING):
                 shares.append((best_used() / BEST_SHARE, 1, "best", BEST_SHARE))
                 # with three searches, turns no longer than it takes to catch up with the next
                 # (the doubling chunks would otherwise leave the best-first search no budget)

@@ -305,7 +305,8 @@ def test_best_first_search_wins_a_deal_the_depth_first_searches_miss(monkeypatch
     # best-first search, started at BEST_AFTER, wins it a few thousand expansions later.
     result = solve(139, node_limit=600_000)
     assert_replays_to_a_win(Game.new(139), result)
-    monkeypatch.setattr(solver_module, "BEST_AFTER", 10**9)
+    assert solve(139, node_limit=600_000, best_after=10**9).status == SolveStatus.UNKNOWN
+    monkeypatch.setattr(solver_module, "BEST_AFTER", 10**9)  # the module default, the same way
     assert solve(139, node_limit=600_000).status == SolveStatus.UNKNOWN
 
 
@@ -367,6 +368,8 @@ def test_a_won_position_is_solved_with_no_actions():
     ({"node_limit": True}, "node_limit"),
     ({"memory_limit_mb": -1}, "memory_limit_mb"),
     ({"rules": "draw3"}, "rules"),
+    ({"probe_after": 0}, "probe_after"),
+    ({"best_after": 2.5}, "best_after"),
 ])
 def test_bad_arguments_say_what_is_wrong(kwargs, message):
     with pytest.raises(SolverInputError, match=message):
