@@ -86,30 +86,30 @@ chooses which moves to try and in what order.
   deadlocks across columns, e.g. ``QD`` over ``KS`` over ``JD`` beside ``QH`` over ``KC`` over
   ``JH``.)
 * **Probes** (restarts; no pruning). Once the complete search has expanded ``PROBE_AFTER``
-  positions, depth-first searches from the root in a shuffled move order (each move's score
-  gets a pseudo-random amount drawn from the position's key and the probe's seed, so runs are
-  reproducible) take turns with it, on a table of their own, each with a node budget along the
-  Luby sequence, and together at most ``PROBE_SHARE`` times the nodes the complete search has
-  used. Search costs are heavy-tailed: a winnable deal whose win the fixed order puts behind a
-  huge lost subtree is often won quickly in another order. Soundness: a probe is the same search in a
-  different order, so a win it finds is a legal line (replayed like any other), and a probe
-  that exhausts its search has visited every reachable position and proves the position lost
-  exactly as the complete search would; a probe stopped by its budget proves nothing and is
-  dropped.
+  positions (``solve``'s ``probe_after``), depth-first searches from the root in a shuffled move
+  order (each move's score gets a pseudo-random amount drawn from the position's key and the
+  probe's seed, so runs are reproducible) take turns with it, on a table of their own, each with
+  a node budget along the Luby sequence, and together at most ``PROBE_SHARE`` times the nodes
+  the complete search has used. Search costs are heavy-tailed: a winnable deal whose win the
+  fixed order puts behind a huge lost subtree is often won quickly in another order. Soundness:
+  a probe is the same search in a different order, so a win it finds is a legal line (replayed
+  like any other), and a probe that exhausts its search has visited every reachable position and
+  proves the position lost exactly as the complete search would; a probe stopped by its budget
+  proves nothing and is dropped.
 * **Best-first search** (no pruning). Once the complete search has expanded ``BEST_AFTER``
-  positions, a third search from the root takes turns with it and the probes: it keeps every
-  generated position (in a table of its own) and always expands the stored position with the
-  smallest sum, as weighted A* does, of an estimate of what is left -- the cards not yet home
-  plus twice the tableau cards buried under a higher card of their own suit -- and half the
-  search moves that reached it from the root; ties go to the move generator's order, then to the
-  newest position. (Ordering by the estimate alone, as before session 9, dives into long lines;
-  counting every move, as A* does, spreads too wide for the store: README "Solver".) A position
-  reached again by a shorter line is not reopened, so solutions are not shortest. Depth-first
-  and best-first orders get stuck in different deals, and search costs are heavy-tailed, so
-  running both can cost less than either alone (README, "Solver"). Soundness as for the probes:
-  its win is a replayed line, and when its queue empties it has expanded every position
-  reachable from the root (each successor is stored unless its key was stored already), a proof
-  of loss like the complete search's. It stores positions (``BEST_NODE_BYTES`` each) in
+  positions (``best_after``), a third search from the root takes turns with it and the probes:
+  it keeps every generated position (in a table of its own) and always expands the stored
+  position with the smallest sum, as weighted A* does, of an estimate of what is left -- the
+  cards not yet home plus twice the tableau cards buried under a higher card of their own suit
+  -- and half the search moves that reached it from the root; ties go to the move generator's
+  order, then to the newest position. (Ordering by the estimate alone, as before session 9,
+  dives into long lines; counting every move, as A* does, spreads too wide for the store: README
+  "Solver".) A position reached again by a shorter line is not reopened, so solutions are not
+  shortest. Depth-first and best-first orders get stuck in different deals, and search costs are
+  heavy-tailed, so running both can cost less than either alone (README, "Solver"). Soundness as
+  for the probes: its win is a replayed line, and when its queue empties it has expanded every
+  position reachable from the root (each successor is stored unless its key was stored already),
+  a proof of loss like the complete search's. It stores positions (``BEST_NODE_BYTES`` each) in
   ``BEST_MEMORY_SHARE`` of the memory limit; when that is full it stops and proves nothing.
 
 Foundation-to-tableau moves ("worrying back") are kept: Blake & Gent (JAIR) show the
