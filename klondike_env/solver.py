@@ -1120,8 +1120,9 @@ def solve(
     table (on top of it the probes use up to a quarter of it, the best-first search up to half); when
     one runs out the status is ``UNKNOWN`` and ``stopped_by`` names it. ``probe_after`` and
     ``best_after``: positions the complete search expands alone before the probes, and the
-    best-first search, join it (default ``PROBE_AFTER`` and ``BEST_AFTER``); the verdicts do not
-    depend on them, only how soon they come.
+    best-first search (never before the probes), join it (default ``PROBE_AFTER`` and
+    ``BEST_AFTER``); they change how soon a verdict comes, and so what a budget decides, never
+    what the verdict is.
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
