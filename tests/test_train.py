@@ -189,6 +189,7 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
         ("trian.seed=1", r"unknown top-level key 'trian' \(did you mean 'train'\?\)"),
         ("train.n_envs=many", r"train\.n_envs must be int \(like 64\), got 'many'"),
         ("train.n_envs=0", r"train\.n_envs must be at least 1"),
+        ("train.env_threads=0", r"train\.env_threads must be at least 1"),
         ("algo.gamma=high", r"algo\.gamma must be float"),
         ("algo.learning_rate=fast", r"algo\.learning_rate must be a number or 'lin_<number>'"),
         ("env.draw_count=2", r"env: bad rules option draw_count=2: allowed values are 1 and 3"),
@@ -488,6 +489,15 @@ def test_init_model_starts_a_run_from_saved_weights(tiny_run, tmp_path):
     fresh_distances = [float(np.abs(tensor.numpy() - fresh_model.policy.state_dict()[name].numpy()).max())
                        for name, tensor in start.policy.state_dict().items()]
     assert max(distances) < max(fresh_distances)
+
+
+def test_env_threads_step_the_training_env(tmp_path):
+    from agents.training.run import make_train_env
+
+    env = make_train_env(tiny_config("train.env_threads=2"))
+    assert env.venv.venv.batch.num_threads == 2  # VecMonitor(InstrumentedVecEnv(KlondikeVecEnv))
+    with pytest.raises(ConfigError, match=r"train\.env_threads: bad num_threads 100000"):
+        make_train_env(tiny_config("train.env_threads=100000"))
 
 
 def test_init_model_errors_name_the_key(tmp_path):

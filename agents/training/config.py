@@ -60,6 +60,9 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "n_envs": 64,
     "seed": 0,
     "torch_threads": 1,
+    # numba threads stepping the batched training env (klondike_env.vector.KlondikeBatch's
+    # num_threads); more than 1 pays only with idle cores and hundreds of envs
+    "env_threads": 1,
     "device": "cpu",
     "log_interval": 1,  # PPO iterations between logger dumps
     "checkpoint_freq": 100_000,  # env steps between checkpoints (at rollout boundaries)
@@ -286,7 +289,7 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     for key, value in train.items():
         _check_type(f"train.{key}", value, TRAIN_DEFAULTS[key])
     clone_only = train["total_timesteps"] == 0 and bool(config["pretrain"]["demonstrations"])
-    for key in ("total_timesteps", "n_envs", "torch_threads", "log_interval", "checkpoint_freq"):
+    for key in ("total_timesteps", "n_envs", "torch_threads", "env_threads", "log_interval", "checkpoint_freq"):
         if train[key] < 1 and not (key == "total_timesteps" and clone_only):
             hint = " (0 only with pretrain.demonstrations: clone, then stop)" if key == "total_timesteps" else ""
             raise ConfigError(f"train.{key} must be at least 1{hint}, got {train[key]}")

@@ -78,8 +78,14 @@ def make_train_env(config: dict[str, Any]):
     from klondike_env.sb3_vec import KlondikeVecEnv
 
     train = config["train"]
-    return wrap_train_env(KlondikeVecEnv(train["n_envs"], seed=train["seed"], no_repeat=config["policy"]["no_repeat"],
-                                         **config["env"]))
+    try:
+        env = KlondikeVecEnv(train["n_envs"], seed=train["seed"], no_repeat=config["policy"]["no_repeat"],
+                             num_threads=train["env_threads"], **config["env"])
+    except ValueError as error:
+        if "num_threads" not in str(error):
+            raise
+        raise ConfigError(f"train.env_threads: {error}") from None
+    return wrap_train_env(env)
 
 
 def _validation_deals(config: dict[str, Any], count: int) -> list[int]:
