@@ -66,25 +66,28 @@ chooses which moves to try and in what order.
   makes no other card fit or safe).
 
 * **Cards stuck for good** (checked at the root; with the king-only empty-column rule). Call
-  *candidates* the non-king cards that are face down or head their column's face-up run. Start
-  with every candidate marked and repeatedly unmark a marked card ``x`` that has a way out no
-  marked card blocks: no marked card lies above ``x`` in its column, and either (foundation)
-  no lower card of ``x``'s suit is marked or lies beneath ``x``, or (holder) one of the two
-  cards that could hold ``x`` (the other colour, one rank up) is in the talon or on a
-  foundation, or lies in a column, not beneath ``x``, with no marked card above it. If a card
-  stays marked the position is lost. Proof: take any line of play and the first move in which
-  a marked card ``x`` leaves its place. Until then every marked card is where it was. ``x`` must
-  be uncovered, so no marked card was above it. It goes to its foundation, so every lower card
-  of its suit went home before, none of them marked (they would have left first) and none
-  beneath ``x`` (those cannot move while ``x`` covers them); or it goes onto a holder, which
-  must be a column's last card then: not beneath ``x``, and uncovered, so no marked card above
-  it -- or it is not in the tableau at all. Either way ``x`` has an unblocked way out, so it was
-  unmarked: a contradiction. So marked cards never leave, and the game is never won. Checking
-  the root is enough: only cards placed by moves (never candidates) ever come to lie above a
-  card, so the fixpoint of any later position is a subset of the root's. (This generalises a
-  card with a lower card of its suit and both holders beneath it, and it also catches
-  deadlocks across columns, e.g. ``QD`` over ``KS`` over ``JD`` beside ``QH`` over ``KC`` over
-  ``JH``.)
+  *candidates* the cards that are face down or head their column's face-up run. Start with
+  every candidate marked and repeatedly unmark a marked card ``x`` that has a way out no marked
+  card blocks: no marked card lies above ``x`` in its column, and either (foundation) no lower
+  card of ``x``'s suit is marked or lies beneath ``x``, or (holder) one of the two cards that
+  could hold ``x`` (the other colour, one rank up) is in the talon or on a foundation, or lies
+  in a column, not beneath ``x``, with no marked card above it, or (empty column, kings only)
+  another column holds no marked card. If a card stays marked the position is lost. Proof:
+  take any line of play and the first move in which a marked card ``x`` leaves its place. Until
+  then every marked card is where it was. ``x`` must be uncovered, so no marked card was above
+  it. It goes to its foundation, so every lower card of its suit went home before, none of them
+  marked (they would have left first) and none beneath ``x`` (those cannot move while ``x``
+  covers them); or it goes onto a holder, which must be a column's last card then: not beneath
+  ``x``, and uncovered, so no marked card above it -- or it is not in the tableau at all; or, a
+  king, it goes to an empty column, another one, all of whose cards have left before it, so
+  none of them was marked. Either way ``x`` has an unblocked way out, so it was unmarked: a
+  contradiction. So marked cards never leave, and the game is never won. Only the root is
+  checked: without the kings (sessions 1-10) the fixpoint of a later position was a subset of
+  the root's, since only kings, never candidates then, are placed where they head a run; with
+  them that argument is gone, and later positions are not checked. (This generalises a card
+  with a lower card of its suit and both holders beneath it, and it also catches deadlocks
+  across columns, e.g. ``QD`` over ``KS`` over ``JD`` beside ``QH`` over ``KC`` over ``JH``,
+  and kings that wait for an empty column while every other column holds a stuck card.)
 * **Probes** (restarts; no pruning). Once the complete search has expanded ``PROBE_AFTER``
   positions (``solve``'s ``probe_after``), depth-first searches from the root in a shuffled move
   order (each move's score gets a pseudo-random amount drawn from the position's key and the
@@ -506,8 +509,8 @@ def _stuck_for_good(state, rules):
             card = state[base + depth]
             column_of[card] = col
             depth_of[card] = depth
-            # the candidates: face-down cards and the head of the face-up run, kings aside
-            if depth <= state[COLUMN_DOWN + col] and card % NUM_RANKS != KING - 1:
+            # the candidates: face-down cards and the head of the face-up run
+            if depth <= state[COLUMN_DOWN + col]:
                 stuck[card] = True
     changed = True
     while changed:
@@ -539,6 +542,13 @@ def _may_leave(state, card, column_of, depth_of, stuck):
             break
     if home:
         return True
+    if rank == KING - 1:
+        # a king has no holder: it needs an empty column, which only another column whose
+        # cards can all leave (none marked) can become
+        for other in range(NUM_COLUMNS):
+            if other != col and not _covered_by_stuck(state, other, -1, stuck):
+                return True
+        return False
     # onto a holder (the other colour, one rank up) that can be uncovered while it is here
     first = 0 if suit == 1 or suit == 2 else 1
     for holder in (NUM_RANKS * first + rank + 1, NUM_RANKS * (3 - first) + rank + 1):

@@ -148,6 +148,42 @@ def test_a_deadlock_across_two_columns_is_unsolvable_at_the_root():
     assert_replays_to_a_win(free, solve(free))
 
 
+def test_kings_waiting_for_an_empty_column_that_never_comes_are_unsolvable_at_the_root():
+    # Each king covers the five of its suit and a queen; each jack lies on the six of its suit
+    # and needs a queen of the other colour, all four under the kings. A king leaves only for an
+    # empty column, and every other column holds a card that cannot leave before a king does
+    # (module docstring, "stuck for good", the empty-column way out).
+    kings = [["QD!", "5H!", "KH"], ["QC!", "5S!", "KS"], ["QH!", "5D!", "KD"], ["QS!", "5C!", "KC"]]
+
+    def position(columns):
+        used = {text.rstrip("!") for column in columns for text in column}
+        talon = [f"{r}{s}" for s in "CDHS" for r in "56789TJQK" if f"{r}{s}" not in used]
+        return make_position(columns, foundations=(4, 4, 4, 4), talon=talon)
+
+    stuck = position(kings + [["6S!", "JS"], ["6H!", "JH"], ["6D!", "JD"]])
+    result = solve(stuck)
+    assert result.status == SolveStatus.UNSOLVABLE and result.nodes == 1
+    # with the seventh column empty a king gets out, and the deal is won
+    free = position(kings + [["6S!", "JS"], ["6H!", "JH"]])
+    assert_replays_to_a_win(free, solve(free))
+
+
+@pytest.mark.parametrize("draw_count", [3, 1])
+def test_the_stuck_card_check_never_fires_on_a_deal_known_to_be_won(draw_count):
+    # every SOLVED deal of the verdict file has a replayed win: the root check must pass it
+    from klondike_env.solver import _stuck_for_good
+
+    rules = Rules(draw_count=draw_count)
+    with (SEEDS / f"verdicts_draw{draw_count}.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    fired = {status: 0 for status in ("SOLVED", "UNSOLVABLE", "UNKNOWN")}
+    for row in rows:
+        game = Game.new(int(row["deal"]), rules)
+        fired[row["status"]] += bool(_stuck_for_good(game._state, game._rules_array))
+    assert fired["SOLVED"] == 0
+    assert fired["UNSOLVABLE"] >= 30  # it does fire: about one lost deal in eight
+
+
 def test_hand_built_position_that_needs_worrying_back():
     # Only the clubs are out, in three columns whose face-down cards are all lower clubs
     # under higher ones; every other suit is home and four columns are empty. KC can move to
