@@ -491,7 +491,7 @@ def test_init_model_starts_a_run_from_saved_weights(tiny_run, tmp_path):
     assert max(distances) < max(fresh_distances)
 
 
-def test_env_threads_step_the_training_env(tmp_path):
+def test_env_threads_step_the_training_env():
     from agents.training.run import make_train_env
 
     env = make_train_env(tiny_config("train.env_threads=2"))
