@@ -112,8 +112,11 @@ chooses which moves to try and in what order.
   heavy-tailed, so running both can cost less than either alone (README, "Solver"). Soundness as
   for the probes: its win is a replayed line, and when its queue empties it has expanded every
   position reachable from the root (each successor is stored unless its key was stored already),
-  a proof of loss like the complete search's. It stores positions (``BEST_NODE_BYTES`` each) in
-  ``BEST_MEMORY_SHARE`` of the memory limit; when that is full it stops and proves nothing.
+  a proof of loss like the complete search's. It works in ``BEST_MEMORY_SHARE`` of the memory
+  limit: a generated position waits in the queue as its parent and the move from it (16 bytes);
+  only the positions it expands are stored, packed into ``PACKED_SIZE`` bytes, and each is
+  rebuilt from its parent when its turn comes (since session 12: at the default 512 MB it holds
+  3.1M generated positions, 1.25M of them expanded, where full copies of each held 0.99M). When table, queue or store is full it stops and proves nothing.
 
 Foundation-to-tableau moves ("worrying back") are kept: Blake & Gent (JAIR) show the
 Klondike-Solver rule that forbids them right after a foundation move gives wrong "unwinnable"
@@ -709,7 +712,7 @@ def _solution(root, rules, moves, move_next, depth, out):
 
 
 # --- best-first search (module docstring, "Best-first search") ----------------------
-_BEST_EXPANDED, _BEST_STORED, _BEST_HEAP, _BEST_RESULT, _BEST_WON = 0, 1, 2, 3, 4
+_BEST_EXPANDED, _BEST_STORED, _BEST_HEAP, _BEST_RESULT, _BEST_WON, _BEST_WON_MOVE = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
@@ -735,84 +738,129 @@ def _distance_estimate(state):
     return core.NUM_CARDS - home + 2 * blocked
 
 
-@njit(cache=True, inline="always")
-def _heap_before(heap_priority, heap_node, a, b):
-    """Heap order: higher priority first; on a tie the newer node (depth-first among equals)."""
-    return heap_priority[a] > heap_priority[b] or (heap_priority[a] == heap_priority[b] and heap_node[a] > heap_node[b])
-
-
 @njit(cache=True)
-def _heap_push(heap_priority, heap_node, size, priority, node):
+def _heap_push(heap_key, heap_parent, heap_via, size, key, parent, via):
+    """Add an entry to the max-heap on ``heap_key``; returns the new size."""
     i = size
-    heap_priority[i] = priority
-    heap_node[i] = node
     while i > 0:
         up = (i - 1) >> 1
-        if not _heap_before(heap_priority, heap_node, i, up):
+        if heap_key[up] >= key:
             break
-        heap_priority[up], heap_priority[i] = heap_priority[i], heap_priority[up]
-        heap_node[up], heap_node[i] = heap_node[i], heap_node[up]
+        heap_key[i], heap_parent[i], heap_via[i] = heap_key[up], heap_parent[up], heap_via[up]
         i = up
+    heap_key[i], heap_parent[i], heap_via[i] = key, parent, via
     return size + 1
 
 
 @njit(cache=True)
-def _heap_pop(heap_priority, heap_node, size):
-    """Remove the first node; returns it and the new size."""
-    node = heap_node[0]
+def _heap_pop(heap_key, heap_parent, heap_via, size):
+    """Remove the entry with the largest key; returns its parent, its move and the new size."""
+    parent, via = heap_parent[0], heap_via[0]
     size -= 1
-    heap_priority[0] = heap_priority[size]
-    heap_node[0] = heap_node[size]
+    key, last_parent, last_via = heap_key[size], heap_parent[size], heap_via[size]
     i = 0
     while True:
-        first = i
-        for child in (2 * i + 1, 2 * i + 2):
-            if child < size and _heap_before(heap_priority, heap_node, child, first):
-                first = child
-        if first == i:
-            return node, size
-        heap_priority[first], heap_priority[i] = heap_priority[i], heap_priority[first]
-        heap_node[first], heap_node[i] = heap_node[i], heap_node[first]
-        i = first
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_key[child + 1] > heap_key[child]:
+            child += 1
+        if heap_key[child] <= key:
+            break
+        heap_key[i], heap_parent[i], heap_via[i] = heap_key[child], heap_parent[child], heap_via[child]
+        i = child
+    heap_key[i], heap_parent[i], heap_via[i] = key, last_parent, last_via
+    return parent, via, size
 
 
-@njit(cache=True, inline="always")
-def _store_position(store, index, state):
-    # int8 holds every entry: cards, lengths <= 24, heights <= 13, the move counter zeroed; the
-    # recycle count could pass 127 only with unlimited passes, where no rule reads its value
-    for i in range(STATE_SIZE):
-        store[index, i] = state[i]
+# A stored (expanded) position, in int8: the column lengths, face-down counts, talon length,
+# waste boundary, foundation heights and recycle count, then every tableau card column by
+# column and the talon cards -- at most 52 cards between them. The recycle count could pass
+# 127 only with unlimited passes, where no rule reads its value; the move counter is not kept.
+_PACKED_CARDS = 2 * NUM_COLUMNS + 2 + NUM_SUITS + 1
+PACKED_SIZE = _PACKED_CARDS + core.NUM_CARDS
+
+
+@njit(cache=True)
+def _pack_position(state, store, slot):
+    row = store[slot]
+    for col in range(NUM_COLUMNS):
+        row[col] = state[COLUMN_LENGTH + col]
+        row[NUM_COLUMNS + col] = state[COLUMN_DOWN + col]
+    row[2 * NUM_COLUMNS] = state[TALON_LENGTH]
+    row[2 * NUM_COLUMNS + 1] = state[WASTE_LENGTH]
+    for suit in range(NUM_SUITS):
+        row[2 * NUM_COLUMNS + 2 + suit] = state[FOUNDATION + suit]
+    row[_PACKED_CARDS - 1] = state[RECYCLES]
+    at = _PACKED_CARDS
+    for col in range(NUM_COLUMNS):
+        base = TABLEAU + COLUMN_SLOTS * col
+        for i in range(state[COLUMN_LENGTH + col]):
+            row[at] = state[base + i]
+            at += 1
+    for i in range(state[TALON_LENGTH]):
+        row[at] = state[TALON + i]
+        at += 1
+
+
+@njit(cache=True)
+def _unpack_position(store, slot, state):
+    """The inverse of ``_pack_position`` (empty slots -1 and the move counter 0, as in a deal)."""
+    row = store[slot]
+    state[:] = 0
+    state[TABLEAU : TABLEAU + NUM_COLUMNS * COLUMN_SLOTS] = -1
+    state[TALON : TALON + core.TALON_SLOTS] = -1
+    for col in range(NUM_COLUMNS):
+        state[COLUMN_LENGTH + col] = row[col]
+        state[COLUMN_DOWN + col] = row[NUM_COLUMNS + col]
+    state[TALON_LENGTH] = row[2 * NUM_COLUMNS]
+    state[WASTE_LENGTH] = row[2 * NUM_COLUMNS + 1]
+    for suit in range(NUM_SUITS):
+        state[FOUNDATION + suit] = row[2 * NUM_COLUMNS + 2 + suit]
+    state[RECYCLES] = row[_PACKED_CARDS - 1]
+    at = _PACKED_CARDS
+    for col in range(NUM_COLUMNS):
+        base = TABLEAU + COLUMN_SLOTS * col
+        for i in range(state[COLUMN_LENGTH + col]):
+            state[base + i] = row[at]
+            at += 1
+    for i in range(state[TALON_LENGTH]):
+        state[TALON + i] = row[at]
+        at += 1
 
 
 @njit(cache=True)
 def _best_first_start(root, rules, talon_index, limited, table, epoch, store, parent, via, depth,
-                      heap_priority, heap_node, ctrl):
-    """Store the root (after auto-play) as node 0 and queue it."""
+                      heap_key, heap_parent, heap_via, ctrl):
+    """Store the root (after auto-play) as expanded slot 0's position and queue its expansion."""
     state = root.copy()
     _auto_play(state, rules, np.empty(0, np.int32), 0)
-    state[core.MOVES] = 0  # the move counter means nothing here (and would not fit the int8 store)
     ctrl[:] = 0
     if core.is_won(state):
         ctrl[_BEST_RESULT] = _WON
-        ctrl[_BEST_WON] = 0
+        ctrl[_BEST_WON] = -1
         return
     _insert_root(state, rules, talon_index, limited, table, epoch)
-    _store_position(store, 0, state)
+    _pack_position(state, store, 0)
     parent[0] = -1
     via[0] = 0
     depth[0] = 0
     ctrl[_BEST_STORED] = 1
-    ctrl[_BEST_HEAP] = _heap_push(heap_priority, heap_node, 0, 0, 0)
+    ctrl[_BEST_HEAP] = _heap_push(heap_key, heap_parent, heap_via, 0, 0, -1, 0)  # parent -1: the root itself
     if _stuck_for_good(state, rules):
         ctrl[_BEST_HEAP] = 0
         ctrl[_BEST_RESULT] = _EXHAUSTED
 
 
 @njit(cache=True)
-def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, depth, heap_priority, heap_node,
-                ctrl, node_stop, entry_stop):
-    """Expand the most promising stored position until a win, exhaustion, a full store or table,
-    or ``node_stop`` expansions (resumable: everything lives in the arrays and ``ctrl``)."""
+def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, depth, heap_key, heap_parent,
+                heap_via, ctrl, node_stop, entry_stop):
+    """Expand the most promising queued position until a win, exhaustion, a full store, heap or
+    table, or ``node_stop`` expansions (resumable: everything lives in the arrays and ``ctrl``).
+
+    The queue holds a generated position as its parent's slot and the move from it; only the
+    positions expanded are stored (packed), each rebuilt from its parent when its turn comes.
+    """
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
@@ -823,7 +871,7 @@ def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, d
     state = np.empty(STATE_SIZE, np.int32)
     child = np.empty(STATE_SIZE, np.int32)
     expanded = ctrl[_BEST_EXPANDED]
-    stored = ctrl[_BEST_STORED]
+    generated = ctrl[_BEST_STORED]
     size = ctrl[_BEST_HEAP]
     while ctrl[_BEST_RESULT] == _RUNNING:
         if size == 0:
@@ -831,45 +879,51 @@ def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, d
             break
         if expanded >= node_stop:
             break
-        if stored + MAX_MOVES > store.shape[0] or stored + MAX_MOVES > entry_stop:
+        if (expanded + 1 > store.shape[0] or size + MAX_MOVES > heap_key.shape[0]
+                or generated + MAX_MOVES > entry_stop):
             ctrl[_BEST_RESULT] = _FULL
             break
-        node, size = _heap_pop(heap_priority, heap_node, size)
-        for i in range(STATE_SIZE):
-            state[i] = store[node, i]
+        from_slot, move, size = _heap_pop(heap_key, heap_parent, heap_via, size)
+        if from_slot < 0:
+            slot = 0  # the root, stored by _best_first_start
+            _unpack_position(store, 0, state)
+        else:
+            slot = expanded
+            _unpack_position(store, from_slot, state)
+            _apply_move(state, rules, move, no_record, 0)
+            _auto_play(state, rules, no_record, 0)
+            _pack_position(state, store, slot)
+            parent[slot] = from_slot
+            via[slot] = move
+            depth[slot] = depth[from_slot] + 1
         expanded += 1
         count = _generate_moves(state, rules, moves, scores, reached)
         for index in range(count):
             child[:] = state
             _apply_move(child, rules, moves[index], no_record, 0)
             _auto_play(child, rules, no_record, 0)
-            child[core.MOVES] = 0
-            won = core.is_won(child)
-            if not won:
-                _position_key(child, rules, talon_index, limited, key, values, free)
-                inserted = _table_insert(table, epoch, key)
-                if inserted < 0:
-                    ctrl[_BEST_RESULT] = _FULL
-                    break
-                if inserted == 0:
-                    continue
-            _store_position(store, stored, child)
-            parent[stored] = node
-            via[stored] = moves[index]
-            depth[stored] = depth[node] + 1
-            if won:
+            if core.is_won(child):
                 ctrl[_BEST_RESULT] = _WON
-                ctrl[_BEST_WON] = stored
-                stored += 1
+                ctrl[_BEST_WON] = slot
+                ctrl[_BEST_WON_MOVE] = moves[index]
                 break
+            _position_key(child, rules, talon_index, limited, key, values, free)
+            inserted = _table_insert(table, epoch, key)
+            if inserted < 0:
+                ctrl[_BEST_RESULT] = _FULL
+                break
+            if inserted == 0:
+                continue
+            generated += 1
             # weighted A*: the estimate of what is left plus half the search moves from the
             # root, so a position reached the long way waits; the move generator's order
-            # breaks ties (weights measured: README "Solver", session 9)
-            priority = -32 * (2 * _distance_estimate(child) + depth[stored]) + max(scores[index], 0) // 16
-            size = _heap_push(heap_priority, heap_node, size, priority, stored)
-            stored += 1
+            # breaks ties, then the newer position first (weights measured: README "Solver",
+            # session 9)
+            priority = -32 * (2 * _distance_estimate(child) + depth[slot] + 1) + max(scores[index], 0) // 16
+            size = _heap_push(heap_key, heap_parent, heap_via, size, (np.int64(priority) << 32) | generated,
+                              slot, moves[index])
     ctrl[_BEST_EXPANDED] = expanded
-    ctrl[_BEST_STORED] = stored
+    ctrl[_BEST_STORED] = generated
     ctrl[_BEST_HEAP] = size
 
 
@@ -930,8 +984,8 @@ def prepare(memory_limit_mb: float = DEFAULT_MEMORY_MB, node_limit: int | None =
 
 
 def _best_capacity(memory_limit_mb: float) -> int:
-    """The best-first search's table: a quarter of its share of the memory limit."""
-    return table_capacity(memory_limit_mb * BEST_MEMORY_SHARE / 4)
+    """The best-first search's table: half its share of the memory limit."""
+    return table_capacity(memory_limit_mb * BEST_MEMORY_SHARE / 2)
 
 
 def _probe_capacity(memory_limit_mb: float) -> int:
@@ -1055,11 +1109,16 @@ class _DepthFirst(_ControlledSearch):
 # Best-first search (module docstring): one per solve, started once the complete search has
 # expanded BEST_AFTER positions (150,000 before session 10, above the determinized agent's
 # solves), expanding BEST_SHARE positions per position of the complete search, in
-# BEST_MEMORY_SHARE of the memory limit (a quarter of that for its table).
+# BEST_MEMORY_SHARE of the memory limit: half of that for its table, the rest for the queue and
+# the expanded positions, in the proportion one expansion needs of each (BEST_QUEUE_BYTES and
+# BEST_SLOT_BYTES; deal 104 expanded 1.2M positions and queued 1.5M to win, README "Solver",
+# session 12).
 BEST_AFTER = 2_000
 BEST_SHARE = 1.0
 BEST_MEMORY_SHARE = 0.5
-BEST_NODE_BYTES = STATE_SIZE + 4 + 4 + 4 + 8 + 4  # the int8 position, parent, move, depth, heap priority and node
+BEST_QUEUE_BYTES = 8 + 4 + 4  # a queued position: heap key, parent's slot, move
+BEST_SLOT_BYTES = PACKED_SIZE + 4 + 4 + 4  # an expanded position: packed, parent's slot, move, depth
+BEST_QUEUE_PER_SLOT = 1.4  # queue entries allotted per expanded position
 
 
 class _BestFirst(_ControlledSearch):
@@ -1069,46 +1128,52 @@ class _BestFirst(_ControlledSearch):
 
     def __init__(self, root, rules_array, talon_index, memory_limit_mb: float):
         self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
-        memory_mb = memory_limit_mb * BEST_MEMORY_SHARE
+        memory_bytes = memory_limit_mb * BEST_MEMORY_SHARE * 2**20
         capacity = _best_capacity(memory_limit_mb)
         self.table = _table_for(capacity, "best")
         self.entry_stop = int(capacity * MAX_FILL)
         self.epoch = np.int64(self.table.next_epoch())
-        rows = max(2 * MAX_MOVES, int((memory_mb * 2**20 - capacity * ENTRY_BYTES) / BEST_NODE_BYTES))
-        self.store = np.empty((rows, STATE_SIZE), np.int8)
-        self.parent = np.empty(rows, np.int32)
-        self.via = np.empty(rows, np.int32)
-        self.depth = np.empty(rows, np.int32)  # search moves from the root
-        self.heap_priority = np.empty(rows, np.int64)
-        self.heap_node = np.empty(rows, np.int32)
+        rest = max(0.0, memory_bytes - capacity * ENTRY_BYTES)
+        slots = max(2, int(rest / (BEST_SLOT_BYTES + BEST_QUEUE_PER_SLOT * BEST_QUEUE_BYTES)))
+        queue = max(2 * MAX_MOVES, int(slots * BEST_QUEUE_PER_SLOT))
+        self.store = np.empty((slots, PACKED_SIZE), np.int8)
+        self.parent = np.empty(slots, np.int32)
+        self.via = np.empty(slots, np.int32)
+        self.depth = np.empty(slots, np.int32)  # search moves from the root
+        self.heap_key = np.empty(queue, np.int64)
+        self.heap_parent = np.empty(queue, np.int32)
+        self.heap_via = np.empty(queue, np.int32)
         self.limited = bool(rules_array[RULE_MAX_PASSES] > 0)
-        self.ctrl = np.zeros(5, np.int64)
+        self.ctrl = np.zeros(6, np.int64)
         _best_first_start(root, rules_array, talon_index, self.limited, self.table.keys, self.epoch, self.store,
-                          self.parent, self.via, self.depth, self.heap_priority, self.heap_node, self.ctrl)
+                          self.parent, self.via, self.depth, self.heap_key, self.heap_parent, self.heap_via,
+                          self.ctrl)
 
     @property
     def memory_mb(self) -> float:
-        """The table's used entries and the stored positions."""
-        return self.entries * (ENTRY_BYTES + BEST_NODE_BYTES) / 2**20
+        """The table's used entries, the queue's peak (at most every entry) and the stored positions."""
+        used = self.entries * (ENTRY_BYTES + BEST_QUEUE_BYTES) + self.nodes * BEST_SLOT_BYTES
+        return used / 2**20
 
     cut = False  # no depth cap: an exhausted best-first search is a proof
 
     def run(self, nodes: int) -> None:
         _best_first(self.rules_array, self.talon_index, self.limited, self.table.keys, self.epoch, self.store,
-                    self.parent, self.via, self.depth, self.heap_priority, self.heap_node, self.ctrl,
+                    self.parent, self.via, self.depth, self.heap_key, self.heap_parent, self.heap_via, self.ctrl,
                     self.ctrl[_BEST_EXPANDED] + nodes, self.entry_stop)
 
     def solution(self) -> list[int]:
         path = []
-        node = int(self.ctrl[_BEST_WON])
-        while node > 0:
-            path.append(int(self.via[node]))
-            node = int(self.parent[node])
+        slot = int(self.ctrl[_BEST_WON])
+        if slot >= 0:
+            path.append(int(self.ctrl[_BEST_WON_MOVE]))
+        while slot > 0:
+            path.append(int(self.via[slot]))
+            slot = int(self.parent[slot])
         moves = np.array(path[::-1] or [0], np.int32).reshape(-1, 1)
         out = np.empty(40 * len(path) + 64, np.int32)
         count = _solution(self.root, self.rules_array, moves, np.ones(len(moves), np.int32), len(path), out)
         return [int(a) for a in out[:count]]
-
 
 
 def solve(

@@ -365,6 +365,55 @@ def test_best_first_search_agrees_with_the_verdict_file(best_first_only):
     assert compare_with_verdict_file() >= 25
 
 
+def _rule_fields(state: np.ndarray) -> list:
+    """Everything the rules read from a state (not the move counter or stale empty slots)."""
+    columns = [list(state[core.TABLEAU + core.COLUMN_SLOTS * col:][: state[core.COLUMN_LENGTH + col]])
+               for col in range(core.NUM_COLUMNS)]
+    return [columns, list(state[core.COLUMN_DOWN : core.COLUMN_DOWN + core.NUM_COLUMNS]),
+            list(state[core.TALON : core.TALON + state[core.TALON_LENGTH]]), int(state[core.WASTE_LENGTH]),
+            list(state[core.FOUNDATION : core.FOUNDATION + 4]), int(state[core.RECYCLES])]
+
+
+def test_the_best_first_store_packs_positions_without_loss():
+    # the best-first search keeps only packed positions and rebuilds each one it expands
+    rng = np.random.default_rng(3)
+    store = np.empty((1, solver_module.PACKED_SIZE), np.int8)
+    unpacked = np.empty(core.STATE_SIZE, np.int32)
+    checked = 0
+    for deal in range(1, 41):
+        game = Game.new(deal, Rules(max_passes=3))
+        for _ in range(int(rng.integers(0, 300))):
+            legal = game.legal_actions()
+            if game.is_won or not legal:
+                break
+            game.step(int(rng.choice(legal)))
+        solver_module._pack_position(game._state, store, 0)
+        solver_module._unpack_position(store, 0, unpacked)
+        assert _rule_fields(unpacked) == _rule_fields(game._state), deal
+        masks = np.zeros((2, core.NUM_ACTIONS), np.uint8)
+        for mask, state in zip(masks, (game._state, unpacked)):
+            core.legal_mask(state, game.rules.as_array(), mask)
+        assert np.array_equal(masks[0], masks[1]), deal
+        checked += 1
+    assert checked == 40
+
+
+def test_a_full_best_first_store_stops_that_search_only(monkeypatch):
+    # a store too small for the deal: the best-first search reports FULL (no write past its
+    # arrays), and the other searches still decide the deal
+    root, rules = solver_module._root_position(66, None)
+    talon_index = np.full(core.NUM_CARDS, -1, np.int32)
+    for i in range(int(root[core.TALON_LENGTH])):
+        talon_index[root[core.TALON + i]] = i
+    best = solver_module._BestFirst(root, rules.as_array(), talon_index, memory_limit_mb=4)
+    best.run(10**9)
+    assert best.result == solver_module._FULL
+    assert best.memory_mb <= 4 * solver_module.BEST_MEMORY_SHARE
+    monkeypatch.setattr(solver_module, "BEST_AFTER", 1)
+    monkeypatch.setattr(solver_module, "BEST_SHARE", 1e9)
+    assert solve(526, memory_limit_mb=16).status == SolveStatus.UNSOLVABLE
+
+
 def test_budget_exhaustion_never_yields_unsolvable():
     full = solve(1, node_limit=3000)
     assert full.status == SolveStatus.UNKNOWN and full.stopped_by == "nodes" and full.nodes == 3000
