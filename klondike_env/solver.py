@@ -116,7 +116,8 @@ chooses which moves to try and in what order.
   limit: a generated position waits in the queue as its parent and the move from it (16 bytes);
   only the positions it expands are stored, packed into ``PACKED_SIZE`` bytes, and each is
   rebuilt from its parent when its turn comes (since session 12: at the default 512 MB it holds
-  3.1M generated positions, 1.25M of them expanded, where full copies of each held 0.99M). When table, queue or store is full it stops and proves nothing.
+  3.1M generated positions, 1.25M of them expanded, where full copies of each held 0.99M). When
+  table, queue or store is full it stops and proves nothing.
 
 Foundation-to-tableau moves ("worrying back") are kept: Blake & Gent (JAIR) show the
 Klondike-Solver rule that forbids them right after a foundation move gives wrong "unwinnable"
