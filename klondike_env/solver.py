@@ -66,28 +66,35 @@ chooses which moves to try and in what order.
   makes no other card fit or safe).
 
 * **Cards stuck for good** (checked at the root; with the king-only empty-column rule). Call
-  *candidates* the cards that are face down or head their column's face-up run. Start with
-  every candidate marked and repeatedly unmark a marked card ``x`` that has a way out no marked
-  card blocks: no marked card lies above ``x`` in its column, and either (foundation) no lower
-  card of ``x``'s suit is marked or lies beneath ``x``, or (holder) one of the two cards that
-  could hold ``x`` (the other colour, one rank up) is in the talon or on a foundation, or lies
-  in a column, not beneath ``x``, with no marked card above it, or (empty column, kings only)
-  another column holds no marked card. If a card stays marked the position is lost. Proof:
-  take any line of play and the first move in which a marked card ``x`` leaves its place. Until
-  then every marked card is where it was. ``x`` must be uncovered, so no marked card was above
-  it. It goes to its foundation, so every lower card of its suit went home before, none of them
-  marked (they would have left first) and none beneath ``x`` (those cannot move while ``x``
-  covers them); or it goes onto a holder, which must be a column's last card then: not beneath
-  ``x``, and uncovered, so no marked card above it -- or it is not in the tableau at all; or, a
-  king, it goes to an empty column, another one, all of whose cards have left before it, so
-  none of them was marked. Either way ``x`` has an unblocked way out, so it was unmarked: a
-  contradiction. So marked cards never leave, and the game is never won. Only the root is
-  checked: without the kings (sessions 1-10) the fixpoint of a later position was a subset of
-  the root's, since only kings, never candidates then, are placed where they head a run; with
-  them that argument is gone, and later positions are not checked. (This generalises a card
-  with a lower card of its suit and both holders beneath it, and it also catches deadlocks
-  across columns, e.g. ``QD`` over ``KS`` over ``JD`` beside ``QH`` over ``KC`` over ``JH``,
-  and kings that wait for an empty column while every other column holds a stuck card.)
+  *candidates* the cards that are face down or head their column's face-up run, and (since
+  session 13) every talon card. Start with every candidate marked and repeatedly unmark a
+  marked card ``x`` that has a way out no marked card blocks: ``x`` can get out of its place --
+  in a column, no marked card lies above it; in the talon, draws alone bring it to the waste
+  top now, or some talon card is unmarked already -- and either (foundation) no lower card of
+  ``x``'s suit is marked or lies beneath ``x``, or (holder) one of the two cards that could hold
+  ``x`` (the other colour, one rank up) is on a foundation (unless worrying back is forbidden),
+  or unmarked in the talon, or lies in a column, not beneath ``x``, with no marked card above
+  it, or (empty column, kings only) another column holds no marked card. If a card stays marked
+  the position is lost. Proof: take any line of play and the first move in which a marked card
+  ``x`` leaves its place. Until then every marked card is where it was. In a column ``x`` must
+  be uncovered, so no marked card was above it; in the talon it must be the waste top, and a
+  talon card's index changes only when a talon card below it leaves and the waste top changes
+  only by draws, recycles and talon cards leaving -- so if no other talon card left, ``x`` was
+  reachable by draws from the start, and one that left was unmarked. It goes to its
+  foundation, so every lower card of its suit went home before, none of them marked (they
+  would have left first) and none beneath ``x`` (those cannot move while ``x`` covers them);
+  or it goes onto a holder, which must be a column's last card then: not beneath ``x``, and
+  uncovered, so no marked card above it -- or it came back from a foundation, or it left the
+  talon before (so it is unmarked); or, a king, it goes to an empty column, another one, all of
+  whose cards have left before it, so none of them was marked. Either way ``x`` has an
+  unblocked way out, so it was unmarked: a contradiction. So marked cards never leave, and the
+  game is never won. The argument holds at any position, but only the root is checked: asked at
+  every new position it pruned almost nothing and doubled the time (sessions 11 and 13,
+  README "Solver"). (This generalises a card with a lower card of its suit and both holders
+  beneath it, and it also catches deadlocks across columns, e.g. ``QD`` over ``KS`` over
+  ``JD`` beside ``QH`` over ``KC`` over ``JH``, kings that wait for an empty column while every
+  other column holds a stuck card, and talon cards that draw-3 never reaches because the one
+  card it does reach can never be played.)
 * **Probes** (restarts; no pruning). Once the complete search has expanded ``PROBE_AFTER``
   positions (``solve``'s ``probe_after``), depth-first searches from the root in a shuffled move
   order (each move's score gets a pseudo-random amount drawn from the position's key and the
@@ -498,14 +505,17 @@ def _table_insert(table, epoch, key):
     return -1
 
 
+_IN_TALON = -2  # _stuck_for_good's column for a talon card (-1: a foundation)
+
+
 @njit(cache=True)
 def _stuck_for_good(state, rules):
     """True when some card can provably never leave its place (the fixpoint of the module
     docstring's "cards stuck for good")."""
     if rules[core.RULE_EMPTY_ANY] == 1:
         return False
-    column_of = np.full(core.NUM_CARDS, -1, np.int64)
-    depth_of = np.zeros(core.NUM_CARDS, np.int64)
+    column_of = np.full(core.NUM_CARDS, -1, np.int64)  # -1: on a foundation; -2: in the talon
+    depth_of = np.zeros(core.NUM_CARDS, np.int64)  # for a talon card: its talon index
     stuck = np.zeros(core.NUM_CARDS, np.bool_)
     for col in range(NUM_COLUMNS):
         base = TABLEAU + COLUMN_SLOTS * col
@@ -516,32 +526,70 @@ def _stuck_for_good(state, rules):
             # the candidates: face-down cards and the head of the face-up run
             if depth <= state[COLUMN_DOWN + col]:
                 stuck[card] = True
+    talon_length = state[TALON_LENGTH]
+    for index in range(talon_length):
+        card = state[TALON + index]
+        column_of[card] = _IN_TALON
+        depth_of[card] = index
+        stuck[card] = True  # every talon card is a candidate too
+    reachable = _reachable_talon(state, rules)
+    talon_left = 0  # talon cards unmarked so far
     changed = True
     while changed:
         changed = False
         for card in range(core.NUM_CARDS):
-            if stuck[card] and _may_leave(state, card, column_of, depth_of, stuck):
+            if stuck[card] and _may_leave(state, rules, card, column_of, depth_of, stuck, reachable, talon_left):
                 stuck[card] = False
                 changed = True
+                if column_of[card] == _IN_TALON:
+                    talon_left += 1
     for card in range(core.NUM_CARDS):
         if stuck[card]:
             return True
     return False
 
 
+
 @njit(cache=True)
-def _may_leave(state, card, column_of, depth_of, stuck):
+def _reachable_talon(state, rules):
+    """Which talon indices draws and recycles alone bring to the waste top now."""
+    talon_length = state[TALON_LENGTH]
+    draw_count = rules[RULE_DRAW_COUNT]
+    reachable = np.zeros(core.TALON_SLOTS + 1, np.bool_)
+    boundary = state[WASTE_LENGTH]
+    while True:
+        if boundary > 0:
+            reachable[boundary - 1] = True
+        if boundary >= talon_length:
+            break
+        boundary = min(boundary + draw_count, talon_length)
+    if core.recycle_allowed(state, rules):
+        boundary = 0
+        while boundary < talon_length:
+            boundary = min(boundary + draw_count, talon_length)
+            reachable[boundary - 1] = True
+    return reachable
+
+
+@njit(cache=True)
+def _may_leave(state, rules, card, column_of, depth_of, stuck, reachable, talon_left):
     """Whether ``card`` has a way out that no card currently marked stuck blocks."""
     col = column_of[card]
     depth = depth_of[card]
-    if _covered_by_stuck(state, col, depth, stuck):
+    in_talon = col == _IN_TALON
+    if in_talon:
+        # it must reach the waste top: it is there by draws now, or another talon card
+        # leaves first (that shifts the draw groups or uncovers it in the waste)
+        if not reachable[depth] and talon_left == 0:
+            return False
+    elif _covered_by_stuck(state, col, depth, stuck):
         return False
     rank = card % NUM_RANKS
     suit = card // NUM_RANKS
     # to its foundation: every lower card of its suit must get home first
     home = True
     for lower in range(NUM_RANKS * suit, card):
-        if stuck[lower] or (column_of[lower] == col and depth_of[lower] < depth):
+        if stuck[lower] or (not in_talon and column_of[lower] == col and depth_of[lower] < depth):
             home = False
             break
     if home:
@@ -553,12 +601,19 @@ def _may_leave(state, card, column_of, depth_of, stuck):
             if other != col and not _covered_by_stuck(state, other, -1, stuck):
                 return True
         return False
-    # onto a holder (the other colour, one rank up) that can be uncovered while it is here
+    # onto a holder (the other colour, one rank up) that can be a column's last card while
+    # it is here
     first = 0 if suit == 1 or suit == 2 else 1
     for holder in (NUM_RANKS * first + rank + 1, NUM_RANKS * (3 - first) + rank + 1):
         holder_col = column_of[holder]
-        if holder_col < 0:
-            return True  # in the talon or on a foundation
+        if holder_col == -1:
+            if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
+                return True  # on a foundation: it can be worried back
+            continue
+        if holder_col == _IN_TALON:
+            if not stuck[holder]:
+                return True  # it can leave the talon for a column
+            continue
         if holder_col == col and depth_of[holder] < depth:
             continue
         if not _covered_by_stuck(state, holder_col, depth_of[holder], stuck):

@@ -168,6 +168,46 @@ def test_kings_waiting_for_an_empty_column_that_never_comes_are_unsolvable_at_th
     assert_replays_to_a_win(free, solve(free))
 
 
+def test_talon_cards_that_draws_never_reach_are_unsolvable_at_the_root():
+    # Only JS, KS, QS are out, in the talon in that draw order. Draw-3 brings only QS to the
+    # waste top; QS cannot go home before JS, and its holders (red kings) are home for good
+    # when worrying back is forbidden. No other talon card can leave first, so JS and KS are
+    # never reached (module docstring, "stuck for good", talon cards).
+    talon = ["JS", "KS", "QS"]
+    forbidden = Rules(foundation_to_tableau=False)
+    game = make_position([], foundations=(13, 13, 13, 10), talon=talon, rules=forbidden)
+    result = solve(game)
+    assert result.status == SolveStatus.UNSOLVABLE and result.nodes == 1
+    assert brute_force_winnable(game) is False
+    # worrying KH back to an empty column gives QS a holder; draw-1 reaches JS: both are won
+    for rules in (Rules(), Rules(draw_count=1, foundation_to_tableau=False)):
+        free = make_position([], foundations=(13, 13, 13, 10), talon=talon, rules=rules)
+        assert_replays_to_a_win(free, solve(free))
+    # with the waste's top card QS already drawn, playing nothing still reaches nothing else
+    drawn = make_position([], foundations=(13, 13, 13, 10), talon=talon, waste_length=3, rules=forbidden)
+    assert solve(drawn).nodes == 1
+
+
+@pytest.mark.parametrize("draw_count", [3, 1])
+def test_the_stuck_card_check_never_fires_on_the_way_to_a_win(draw_count):
+    # every position of a replayed winning line can be won: the check must pass all of them
+    # (it is sound at any position, though the search only asks it at the root)
+    from klondike_env.solver import _stuck_for_good
+
+    rules = Rules(draw_count=draw_count)
+    checked = 0
+    for deal in range(1, 31):
+        game = Game.new(deal, rules)
+        result = solve(game, node_limit=100_000)
+        if result.status != SolveStatus.SOLVED:
+            continue
+        for action in result.actions:
+            assert not _stuck_for_good(game._state, game._rules_array), (deal, game.move_count)
+            game.step(action)
+            checked += 1
+    assert checked > 2000
+
+
 @pytest.mark.parametrize("draw_count", [3, 1])
 def test_the_stuck_card_check_never_fires_on_a_deal_known_to_be_won(draw_count):
     # every SOLVED deal of the verdict file has a replayed win: the root check must pass it
