@@ -135,11 +135,17 @@ def fill_deal_deck(deal, deck):
 
 
 @njit(cache=True)
-def init_state(deck, state):
-    """Lay out ``deck`` (52 card ids) as the opening position, row by row."""
+def clear_state(state):
+    """An empty table: no card anywhere (card slots -1), every count and the move counter 0."""
     state[:] = 0
     state[TABLEAU : TABLEAU + NUM_COLUMNS * COLUMN_SLOTS] = -1
     state[TALON : TALON + TALON_SLOTS] = -1
+
+
+@njit(cache=True)
+def init_state(deck, state):
+    """Lay out ``deck`` (52 card ids) as the opening position, row by row."""
+    clear_state(state)
     k = 0
     for row in range(NUM_COLUMNS):
         for col in range(row, NUM_COLUMNS):

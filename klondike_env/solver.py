@@ -863,9 +863,7 @@ def _pack_position(state, store, slot):
 def _unpack_position(store, slot, state):
     """The inverse of ``_pack_position`` (empty slots -1 and the move counter 0, as in a deal)."""
     row = store[slot]
-    state[:] = 0
-    state[TABLEAU : TABLEAU + NUM_COLUMNS * COLUMN_SLOTS] = -1
-    state[TALON : TALON + core.TALON_SLOTS] = -1
+    core.clear_state(state)
     for col in range(NUM_COLUMNS):
         state[COLUMN_LENGTH + col] = row[col]
         state[COLUMN_DOWN + col] = row[NUM_COLUMNS + col]

@@ -42,9 +42,8 @@ def set_position(env: KlondikeEnv, state: np.ndarray) -> None:
 
 def one_card_from_winning() -> np.ndarray:
     """Every card on the foundations but the king of spades, alone in column 0."""
-    state = np.zeros(core.STATE_SIZE, np.int32)
-    state[core.TABLEAU:core.COLUMN_LENGTH] = -1
-    state[core.TALON:core.TALON + core.TALON_SLOTS] = -1
+    state = np.empty(core.STATE_SIZE, np.int32)
+    core.clear_state(state)
     state[core.TABLEAU] = parse_card("KS")
     state[core.COLUMN_LENGTH] = 1
     state[core.FOUNDATION:core.FOUNDATION + 4] = (13, 13, 13, 12)

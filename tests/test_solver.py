@@ -29,9 +29,7 @@ def make_position(columns, foundations=(0, 0, 0, 0), talon=(), waste_length=0, r
     """
     game = Game.new(0, rules)
     state = game._state
-    state[:] = 0
-    state[core.TABLEAU : core.TABLEAU + core.NUM_COLUMNS * core.COLUMN_SLOTS] = -1
-    state[core.TALON : core.TALON + core.TALON_SLOTS] = -1
+    core.clear_state(state)
     for col, cards in enumerate(columns):
         down = sum(text.endswith("!") for text in cards)
         for depth, text in enumerate(cards):
