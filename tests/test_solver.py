@@ -219,7 +219,7 @@ def test_the_stuck_card_check_never_fires_on_a_deal_known_to_be_won(draw_count):
         game = Game.new(int(row["deal"]), rules)
         fired[row["status"]] += bool(_stuck_for_good(game._state, game._rules_array))
     assert fired["SOLVED"] == 0
-    assert fired["UNSOLVABLE"] >= 30  # and it does fire: on 35 lost deals of each file (session 11)
+    assert fired["UNSOLVABLE"] >= 60  # and it does fire: on 89 (draw-3) and 72 (draw-1) lost deals (session 13)
 
 
 def test_hand_built_position_that_needs_worrying_back():
