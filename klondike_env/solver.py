@@ -549,7 +549,6 @@ def _stuck_for_good(state, rules):
     return False
 
 
-
 @njit(cache=True)
 def _reachable_talon(state, rules):
     """Which talon indices draws and recycles alone bring to the waste top now."""
