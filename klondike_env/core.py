@@ -550,6 +550,38 @@ def is_dead(state, rules):
     return is_dead_given_mask(state, rules, mask, legal_mask(state, rules, mask))
 
 
+@njit(cache=True, inline="always")
+def talon_walk(state, draw_count, may_recycle):
+    """How many waste lengths draws and recycles alone go through from here: ``(forward, total)``.
+
+    Step ``i < forward`` of the walk is ``i`` draws of ``draw_count`` cards from now (step 0,
+    the current waste; the last, the whole talon); when ``may_recycle``
+    (:func:`recycle_allowed`), steps ``forward`` to ``total - 1`` follow the recycle, step
+    ``forward + j`` after ``j + 1`` draws. :func:`talon_walk_length` gives each step's waste
+    length ``n``; ``n > 0`` has talon card ``n - 1`` on top. Further recycles reach nothing
+    new, as a recycle keeps the talon's order.
+
+    The one walk behind :func:`is_dead`, the observation's reachable-tops plane and the
+    solver's talon moves and stuck-card check. (Numbers, not the rules array, are passed, and
+    nothing is allocated: the observation encoder calls it every step.)
+    """
+    talon_length = state[TALON_LENGTH]
+    forward = 1 + (talon_length - state[WASTE_LENGTH] + draw_count - 1) // draw_count
+    if not may_recycle:
+        return forward, forward
+    return forward, forward + (talon_length + draw_count - 1) // draw_count
+
+
+@njit(cache=True, inline="always")
+def talon_walk_length(state, draw_count, forward, step):
+    """The waste length at ``step`` of :func:`talon_walk` (``forward``: its first number)."""
+    if step < forward:
+        reached = state[WASTE_LENGTH] + step * draw_count
+    else:
+        reached = (step - forward + 1) * draw_count
+    return min(reached, state[TALON_LENGTH])
+
+
 @njit(cache=True)
 def is_dead_given_mask(state, rules, mask, count):
     """:func:`is_dead` for a position whose legal ``mask`` (and its ``count``) is already filled.
@@ -560,23 +592,12 @@ def is_dead_given_mask(state, rules, mask, count):
         return False
     if count > mask[DRAW] + mask[RECYCLE]:
         return False  # a card move is legal now
-    talon_length = state[TALON_LENGTH]
-    if talon_length == 0:
-        return True
     draw_count = rules[RULE_DRAW_COUNT]
-    boundary = state[WASTE_LENGTH]
-    while boundary < talon_length:
-        boundary = min(boundary + draw_count, talon_length)
-        if _card_playable(state, rules, state[TALON + boundary - 1]):
+    forward, total = talon_walk(state, draw_count, recycle_allowed(state, rules))
+    # the current waste top (step 0) has no legal move, or the count would say so
+    for step in range(1, total):
+        if _card_playable(state, rules, state[TALON + talon_walk_length(state, draw_count, forward, step) - 1]):
             return False
-    # a recycle is reachable after the forward draws iff passes remain
-    # (recycles made so far are counted in the state; the stock is now empty)
-    if recycle_allowed(state, rules):
-        boundary = 0
-        while boundary < talon_length:
-            boundary = min(boundary + draw_count, talon_length)
-            if _card_playable(state, rules, state[TALON + boundary - 1]):
-                return False
     return True
 
 

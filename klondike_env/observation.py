@@ -366,16 +366,13 @@ def _write_talon(state, draw_count, recycle_allowed, mode, hidden, obs):
     fractions = _tables(obs)[0]
     for i in range(shown_to):
         obs[order + state[core.TALON + i]] = fractions[24, i + 1]
-    # waste tops reachable by draws (and one recycle) alone, as in core.is_dead
-    # the tops that draws from the waste length reach, then after a recycle (from 0), if allowed;
-    # only those at talon indices below ``shown_to`` are shown (boundaries only grow)
+    # waste tops reachable by draws (and one recycle) alone, as in core.is_dead: those after
+    # one draw or more; only those at talon indices below ``shown_to`` are shown
+    forward, total = core.talon_walk(state, draw_count, recycle_allowed)
     reachable = np.int64(0)
-    for boundary in (np.int64(waste_length), np.int64(0 if recycle_allowed else talon_length)):
-        while boundary < talon_length:
-            boundary = min(boundary + draw_count, talon_length)
-            if boundary > shown_to:
-                break
-            reachable |= np.int64(1) << state[core.TALON + boundary - 1]
+    for step in range(1, total):
+        length = core.talon_walk_length(state, draw_count, forward, step)
+        reachable |= (np.int64(1) << state[core.TALON + length - 1]) if length <= shown_to else np.int64(0)
     _write_plane(P_REACHABLE_TOP, reachable, obs)
 
 

@@ -368,33 +368,24 @@ def _generate_moves(state, rules, moves, scores, reached):
             else:
                 score = 200  # splits a run
             count = _add_move(moves, scores, count, core.column_action(source, dest), score)
-    # talon cards reachable by draws (and at most one recycle)
-    talon_length = state[TALON_LENGTH]
-    if talon_length > 0:
+    # talon cards reachable by draws (and at most one recycle), each by its shortest way
+    if state[TALON_LENGTH] > 0:
         draw_count = rules[RULE_DRAW_COUNT]
+        forward, total = core.talon_walk(state, draw_count, core.recycle_allowed(state, rules))
         reached[:] = 0
-        boundary = state[WASTE_LENGTH]
-        draws = 0
-        while True:
-            if boundary > 0 and reached[boundary] == 0:
-                reached[boundary] = 1
-                count = _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty,
-                                         any_accepts, draws << _BEFORE_SHIFT, draws)
-            if boundary >= talon_length:
-                break
-            boundary = min(boundary + draw_count, talon_length)
-            draws += 1
-        if core.recycle_allowed(state, rules):
-            boundary = 0
-            after = 0
-            while boundary < talon_length:
-                boundary = min(boundary + draw_count, talon_length)
-                after += 1
-                if reached[boundary] == 0:
-                    reached[boundary] = 1
-                    recipe = (draws << _BEFORE_SHIFT) | (1 << _RECYCLE_SHIFT) | (after << _AFTER_SHIFT)
-                    count = _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty,
-                                             any_accepts, recipe, draws + 1 + after)
+        for step in range(total):
+            boundary = core.talon_walk_length(state, draw_count, forward, step)
+            if boundary == 0 or reached[boundary] == 1:
+                continue
+            reached[boundary] = 1
+            if step < forward:
+                recipe, cost = step << _BEFORE_SHIFT, step
+            else:  # the draws to the end of the talon, the recycle, then draws again
+                before, after = forward - 1, step - forward + 1
+                recipe = (before << _BEFORE_SHIFT) | (1 << _RECYCLE_SHIFT) | (after << _AFTER_SHIFT)
+                cost = before + 1 + after
+            count = _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, any_accepts,
+                                     recipe, cost)
     # foundation -> tableau ("worrying back")
     if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
         for suit in range(NUM_SUITS):
@@ -552,21 +543,13 @@ def _stuck_for_good(state, rules):
 @njit(cache=True)
 def _reachable_talon(state, rules):
     """Which talon indices draws and recycles alone bring to the waste top now."""
-    talon_length = state[TALON_LENGTH]
     draw_count = rules[RULE_DRAW_COUNT]
+    forward, total = core.talon_walk(state, draw_count, core.recycle_allowed(state, rules))
     reachable = np.zeros(core.TALON_SLOTS + 1, np.bool_)
-    boundary = state[WASTE_LENGTH]
-    while True:
-        if boundary > 0:
-            reachable[boundary - 1] = True
-        if boundary >= talon_length:
-            break
-        boundary = min(boundary + draw_count, talon_length)
-    if core.recycle_allowed(state, rules):
-        boundary = 0
-        while boundary < talon_length:
-            boundary = min(boundary + draw_count, talon_length)
-            reachable[boundary - 1] = True
+    for step in range(total):
+        length = core.talon_walk_length(state, draw_count, forward, step)
+        if length > 0:
+            reachable[length - 1] = True
     return reachable
 
 

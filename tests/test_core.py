@@ -552,3 +552,37 @@ def test_property_is_dead_agrees_with_brute_force_search():
             checked += 1
             dead += game.is_dead
     assert checked > 5000 and dead > 50
+
+
+def _walk_by_playing(game: Game) -> tuple[list[int], list[int]]:
+    """The waste lengths that playing draws, then one recycle and draws, actually goes through."""
+    walk = game.copy()
+    forward = [len(walk.waste)]
+    while walk.action_mask()[core.DRAW]:
+        walk.step(core.DRAW)
+        forward.append(len(walk.waste))
+    after_recycle = []
+    if walk.action_mask()[core.RECYCLE]:
+        walk.step(core.RECYCLE)
+        while walk.action_mask()[core.DRAW]:
+            walk.step(core.DRAW)
+            after_recycle.append(len(walk.waste))
+    return forward, after_recycle
+
+
+def test_property_talon_walk_lists_the_waste_lengths_draws_and_one_recycle_go_through():
+    checked = recycled = 0
+    for game, playout in _random_games(200, seed=14, max_moves=250):
+        for step_index, _ in enumerate(playout):
+            if step_index % 7:
+                continue
+            draw_count = game.rules.draw_count
+            forward, total = core.talon_walk(game._state, draw_count, core.recycle_allowed(game._state, game._rules_array))
+            lengths = [core.talon_walk_length(game._state, draw_count, forward, step) for step in range(total)]
+            expected_forward, expected_after = _walk_by_playing(game)
+            assert lengths[:forward] == expected_forward, game.state
+            # an empty talon has nothing to recycle, which the walk lists as nothing after the recycle
+            assert lengths[forward:] == expected_after, game.state
+            checked += 1
+            recycled += bool(expected_after)
+    assert checked > 3000 and recycled > 1000
