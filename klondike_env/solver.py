@@ -496,7 +496,9 @@ def _table_insert(table, epoch, key):
     return -1
 
 
-_IN_TALON = -2  # _stuck_for_good's column for a talon card (-1: a foundation)
+# _stuck_for_good's "column" of a card that is not in the tableau
+_ON_FOUNDATION = -1
+_IN_TALON = -2
 
 
 @njit(cache=True)
@@ -505,7 +507,7 @@ def _stuck_for_good(state, rules):
     docstring's "cards stuck for good")."""
     if rules[core.RULE_EMPTY_ANY] == 1:
         return False
-    column_of = np.full(core.NUM_CARDS, -1, np.int64)  # -1: on a foundation; -2: in the talon
+    column_of = np.full(core.NUM_CARDS, _ON_FOUNDATION, np.int64)
     depth_of = np.zeros(core.NUM_CARDS, np.int64)  # for a talon card: its talon index
     stuck = np.zeros(core.NUM_CARDS, np.bool_)
     for col in range(NUM_COLUMNS):
@@ -588,7 +590,7 @@ def _may_leave(state, rules, card, column_of, depth_of, stuck, reachable, talon_
     first = 0 if suit == 1 or suit == 2 else 1
     for holder in (NUM_RANKS * first + rank + 1, NUM_RANKS * (3 - first) + rank + 1):
         holder_col = column_of[holder]
-        if holder_col == -1:
+        if holder_col == _ON_FOUNDATION:
             if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
                 return True  # on a foundation: it can be worried back
             continue
