@@ -87,10 +87,8 @@ def step_batch(states, rules, actions, int_params, float_params, counters, masks
     mode = int_params[I_MODE]
     for row in range(states.shape[0]):
         state = states[row]
-        reward, outcome = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
-        rewards[row] = reward
-        flags[row] = outcome
-        if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
+        rewards[row], flags[row] = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
+        if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
             save_final(state, rules, masks[row], mode, final_observations[row], final_stats[row])
             redeal(row, states, rules, counters, masks, deal_list, deal_cursor, streams, deals)
     encode_batch(states, rules, masks, mode, observations)
@@ -110,10 +108,8 @@ def step_batch_parallel(states, rules, actions, int_params, float_params, counte
     num_games = states.shape[0]
     for row in prange(num_games):
         state = states[row]
-        reward, outcome = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
-        rewards[row] = reward
-        flags[row] = outcome
-        if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
+        rewards[row], flags[row] = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
+        if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
             save_final(state, rules, masks[row], mode, final_observations[row], final_stats[row])
         else:
             encode(state, rules, masks[row], mode, observations[row])

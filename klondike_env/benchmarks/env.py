@@ -218,10 +218,8 @@ def rules_sweep(states, rules, actions, int_params, float_params, counters, mask
     """The batch step less every observation write (an ablation, for :func:`step_cost_breakdown`)."""
     for row in range(states.shape[0]):
         state = states[row]
-        reward, outcome = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
-        rewards[row] = reward
-        flags[row] = outcome
-        if outcome & (OUT_TERMINATED | OUT_TRUNCATED):
+        rewards[row], flags[row] = play_step(state, rules, actions[row], int_params, float_params, counters[row], masks[row])
+        if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
             redeal(row, states, rules, counters, masks, deal_list, deal_cursor, streams, deals)
 
 
