@@ -16,7 +16,7 @@ from pathlib import Path
 
 from agents.base import Agent, AgentOptionError, DealInfo, PlayerView, _convert_option
 from klondike_env.move_memory import MoveMemory
-from klondike_env.observation import reveals_hidden_cards
+from klondike_env.observation import pad_player_observation, player_part, reveals_hidden_cards
 
 RULE_KEYS = ("draw_count", "max_passes", "empty_column", "foundation_to_tableau")
 
@@ -82,7 +82,7 @@ class PolicyAgent(Agent):
         self.trained_rules = settings.rules
         self.mode = self.observation or settings.observation
         self.observation_dtype = settings.observation_dtype
-        if reveals_hidden_cards(self.mode):
+        if reveals_hidden_cards(player_part(self.mode)):
             raise AgentOptionError(
                 f"this model reads {self.mode!r} observations, which show the hidden cards: it cannot be scored as a player"
             )
@@ -107,7 +107,8 @@ class PolicyAgent(Agent):
         if self._memory is not None:
             position = [view.position_hash()]
             mask = self._memory.untried([0], position, mask[None])[0]
-        observation = view.observe(self.mode, self.observation_dtype)
+        # a "+full" model's actor reads only the player's part; the rest is zeros
+        observation = pad_player_observation(view.observe(player_part(self.mode), self.observation_dtype), self.mode)
         action, _ = self.model.predict(observation, action_masks=mask.astype(bool), deterministic=self.deterministic)
         if self._memory is not None:
             self._memory.played([0], position, [action])

@@ -235,7 +235,9 @@ class KlondikeEnv(gym.Env):
     appended (``"information+actions"``); the slices are documented in
     :mod:`klondike_env.observation`. ``"information"`` and ``"visible"`` never depend on
     where a hidden card lies. ``"full"`` SHOWS THE HIDDEN CARDS (Thoughtful Klondike),
-    for curricula and oracles only. With ``observation_dtype="uint8"`` the space is
+    for curricula and oracles only; so do the ``"+full"`` modes (``"information+actions+full"``:
+    the player's observation, then the 1161 ``"full"`` entries), for training a critic that
+    sees hidden cards beside an actor that does not. With ``observation_dtype="uint8"`` the space is
     ``Box(0, 255, (n,), uint8)`` and each entry holds its value's integer numerator
     (every value is k / d for a small integer k and a fixed divisor d: counts / 6, / 13,
     / 24, / 10, 0/1 planes, talon index / 24, depth / 19): a quarter of the bytes, and
@@ -282,7 +284,8 @@ class KlondikeEnv(gym.Env):
 
     ## Version History
     * v0: initial version. Later, with observations unchanged by default: the
-      ``observation_dtype`` keyword (``"uint8"`` observations).
+      ``observation_dtype`` keyword (``"uint8"`` observations); the ``"+full"`` observation
+      modes (session 14).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}

@@ -56,6 +56,10 @@ adds ``87 * ACTION_FEATURES`` entries after its planes: ``obs[n + 8 a + f]`` for
 slots below (legal, goes home, turns a card up, empties its column, onto an empty column,
 uncovers a card that fits its foundation, cards moved / 13, the card going home is safe).
 They read face-up cards, counts and foundations only, so they hide what the planes hide.
+A player mode with ``"+full"`` appended (``"information+actions+full"``, ...) is that mode's
+observation followed by the ``"full"`` planes (1161 entries): **it shows the hidden cards**,
+for training an actor-critic whose critic may see them (asymmetric actor-critic) while the
+actor reads only the player's part (:func:`player_part`; ``agents.training.networks``).
 Everything is computed by numba kernels from the state alone: the talon is never
 reordered (core.py), so which talon cards are known follows from the pass number and
 the waste length, as in :func:`klondike_env.core.hidden_mask`.
@@ -72,14 +76,22 @@ from klondike_env import core
 
 BASE_MODES = ("information", "visible", "full")
 ACTIONS_SUFFIX = "+actions"  # e.g. "information+actions": per-action features appended
-OBSERVATION_MODES = BASE_MODES + tuple(mode + ACTIONS_SUFFIX for mode in BASE_MODES)
+# e.g. "information+actions+full": a player's observation, then the "full" one for a
+# critic that may see the hidden cards while training (agents.training.networks)
+FULL_SUFFIX = "+full"
+PLAYER_MODES = ("information", "visible")
+OBSERVATION_MODES = (BASE_MODES + tuple(mode + ACTIONS_SUFFIX for mode in BASE_MODES)
+                     + tuple(mode + suffix + FULL_SUFFIX for mode in PLAYER_MODES for suffix in ("", ACTIONS_SUFFIX)))
 MODE_VISIBLE = 0
 MODE_INFORMATION = 1
 MODE_FULL = 2
 MODE_BASE_BITS = 3  # mode id & 3 is the base mode
 WITH_ACTIONS = 4  # mode id bit: per-action features follow the planes
+WITH_FULL = 8  # mode id bit: the "full" observation follows
 _MODE_IDS = {"visible": MODE_VISIBLE, "information": MODE_INFORMATION, "full": MODE_FULL}
 _MODE_IDS.update({mode + ACTIONS_SUFFIX: _MODE_IDS[mode] | WITH_ACTIONS for mode in BASE_MODES})
+_MODE_IDS.update({mode + suffix + FULL_SUFFIX: _MODE_IDS[mode + suffix] | WITH_FULL
+                  for mode in PLAYER_MODES for suffix in ("", ACTIONS_SUFFIX)})
 
 # scalar slots
 S_FACE_DOWN = 0
@@ -160,8 +172,28 @@ def observation_size(mode: str = "information") -> int:
 
 
 def reveals_hidden_cards(mode: str) -> bool:
-    """Whether ``mode`` shows where hidden cards lie (``"full"`` and ``"full+actions"``)."""
-    return mode_id(mode) & MODE_BASE_BITS == MODE_FULL
+    """Whether ``mode`` shows where hidden cards lie (``"full"``, ``"full+actions"`` and the
+    ``"...+full"`` modes)."""
+    number = mode_id(mode)
+    return number & MODE_BASE_BITS == MODE_FULL or bool(number & WITH_FULL)
+
+
+def pad_player_observation(observation: np.ndarray, mode: str) -> np.ndarray:
+    """A player's observation (mode :func:`player_part` of ``mode``; one or a batch of rows)
+    made the length of ``mode``'s: the ``"+full"`` entries are zeros (a model trained with a
+    ``"+full"`` mode plays from the player's part alone). Other modes: unchanged."""
+    missing = observation_size(mode) - observation.shape[-1]
+    if missing == 0:
+        return observation
+    zeros = np.zeros(observation.shape[:-1] + (missing,), observation.dtype)
+    return np.concatenate([observation, zeros], axis=-1)
+
+
+def player_part(mode: str) -> str:
+    """The player's mode inside ``mode``: ``"information+actions"`` for
+    ``"information+actions+full"``; any other mode is its own."""
+    mode_id(mode)  # an unknown mode is an error here too
+    return mode[: -len(FULL_SUFFIX)] if mode.endswith(FULL_SUFFIX) else mode
 
 
 @njit(cache=True, inline="always")
@@ -170,10 +202,19 @@ def _planes_size(mode):
 
 
 @njit(cache=True)
-def _size(mode):
+def _player_size(mode):
+    """The size of the observation before a ``+full`` part."""
     size = _planes_size(mode)
     if mode & WITH_ACTIONS:
         size += core.NUM_ACTIONS * ACTION_FEATURES
+    return size
+
+
+@njit(cache=True)
+def _size(mode):
+    size = _player_size(mode)
+    if mode & WITH_FULL:
+        size += _planes_size(MODE_FULL)
     return size
 
 
@@ -193,6 +234,8 @@ def observation_divisors(mode: str = "information") -> np.ndarray:
     (numpy and torch alike). Multiplying by ``1 / d`` instead would miss by one unit in the
     last place for some k (5 * float32(1/6) != float32(5/6)).
     """
+    if mode.endswith(FULL_SUFFIX):
+        return np.concatenate([observation_divisors(player_part(mode)), observation_divisors("full")])
     divisors = np.ones(observation_size(mode), np.float32)
     divisors[S_FACE_DOWN:S_FACE_DOWN + core.NUM_COLUMNS] = 6
     divisors[S_FOUNDATION:S_FOUNDATION + core.NUM_SUITS] = core.NUM_RANKS
@@ -441,14 +484,22 @@ def encode(state, rules, mask, mode, obs):
     # the rules' one verdict the planes need, asked once, from numbers (no array passed:
     # no reference counting)
     recycle_allowed = core.recycle_allowed_after(state[core.RECYCLES], rules[core.RULE_MAX_PASSES])
+    _write_planes(state, rules, recycle_allowed, mode, obs)
+    if mode & WITH_ACTIONS:
+        offset = _planes_size(mode)
+        _zero(obs, offset, _player_size(mode))
+        _write_action_features(state, rules, mask, obs, offset)
+    if mode & WITH_FULL:
+        _write_planes(state, rules, recycle_allowed, MODE_FULL, obs[_player_size(mode):])
+
+
+@njit(cache=True, inline="always")
+def _write_planes(state, rules, recycle_allowed, mode, obs):
+    """The scalars and card planes of ``mode`` from ``obs[0]`` on."""
     _write_scalars(state, recycle_allowed, obs)
     hidden = _write_tableau(state, mode & MODE_BASE_BITS, obs)
     _write_plane(P_FOUNDATION, _foundation_cards(state), obs)
     _write_talon(state, rules[core.RULE_DRAW_COUNT], recycle_allowed, mode & MODE_BASE_BITS, hidden, obs)
-    if mode & WITH_ACTIONS:
-        offset = _planes_size(mode)
-        _zero(obs, offset, _size(mode))
-        _write_action_features(state, rules, mask, obs, offset)
 
 
 @njit(cache=True)

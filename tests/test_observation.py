@@ -332,3 +332,21 @@ def test_uint8_space_batch_and_strided_arrays():
 def test_unknown_dtype_is_a_one_line_error(dtype):
     with pytest.raises(ValueError, match=r"^bad observation_dtype .*: allowed are 'float32', 'uint8'$"):
         observe(Game.new(0), "information", dtype)
+
+
+@pytest.mark.parametrize("player", ["information", "information+actions", "visible", "visible+actions"])
+def test_full_suffix_appends_the_full_planes_to_the_player_observation(player):
+    mode = player + ob.FULL_SUFFIX
+    assert ob.player_part(mode) == player and ob.player_part(player) == player
+    assert ob.reveals_hidden_cards(mode) and not ob.reveals_hidden_cards(player)
+    assert observation_size(mode) == observation_size(player) + observation_size("full")
+    for game in random_positions(40, seed=21):
+        for dtype in ("float32", "uint8"):
+            combined = observe(game, mode, dtype)
+            assert np.array_equal(combined, np.concatenate([observe(game, player, dtype), observe(game, "full", dtype)]))
+            padded = ob.pad_player_observation(observe(game, player, dtype), mode)
+            assert padded.dtype == combined.dtype and padded.shape == combined.shape
+            assert np.array_equal(padded[:observation_size(player)], combined[:observation_size(player)])
+            assert not padded[observation_size(player):].any()
+    with pytest.raises(ValueError, match="unknown observation mode 'full\\+full'"):
+        ob.player_part("full+full")

@@ -203,13 +203,16 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
         ("policy.action_scorer=pointer", r"policy\.action_scorer must be one of linear, shared, got 'pointer'"),
         ("policy.action_scorer=shared", r"env\.observation must end in '\+actions' .*got 'information'"),
         ("policy.action_hidden=0", r"policy\.action_hidden must be at least 1"),
+        (("env.observation=information+full", "policy.features_extractor=cards"),
+         r"env\.observation 'information\+full' \(a critic that sees the hidden cards\) works with"),
+        ("train.init_model_part=critic", r"train\.init_model_part must be one of all, actor, got 'critic'"),
         ("name=a/b", r"name must be a non-empty string without '/'"),
         ("algo=3", r"'algo' must be a mapping"),
     ],
 )
 def test_bad_configs_name_what_is_wrong(override, message):
     with pytest.raises(ConfigError, match=message):
-        tiny_config(override)
+        tiny_config(*override) if isinstance(override, tuple) else tiny_config(override)
 
 
 def test_overrides_are_yaml_values():
@@ -515,3 +518,41 @@ def test_no_repeat_policy_agent_plays_legal_moves(tiny_run):
     records = [play_game(agent, deal, Rules(), seed=0, max_moves=150) for deal in range(1, 4)]
     assert sum(record.moves for record in records) > 100
     assert make_agent(f"policy:path={tiny_run / 'model.zip'}").no_repeat is False  # the run's policy.no_repeat
+
+
+def test_privileged_critic_trains_on_hidden_cards_and_its_actor_plays_without_them(tiny_run, tmp_path):
+    import torch
+
+    from agents.evaluation import play_game
+    from agents.registry import make_agent
+    from agents.training.evaluation import evaluate_policy_file
+    from agents.training.networks import PrivilegedCriticPolicy
+    from klondike_env import Rules
+    from klondike_env.observation import observation_size
+
+    with pytest.raises(ConfigError, match="train.init_model: .* does not fit this config's network"):
+        train(tiny_config("env.observation=information+full", f"train.init_model={tiny_run / 'model.zip'}"),
+              runs_root=tmp_path / "all", verbose=0)
+    # the actor of a run on the player's observation starts one whose critic sees the hidden cards
+    # (a warm-up longer than the run: the actor stays as loaded, only the critic learns)
+    run_dir = train(tiny_config("env.observation=information+full", f"train.init_model={tiny_run / 'model.zip'}",
+                                "train.init_model_part=actor", "train.critic_warmup_steps=1000", "train.final_eval_deals=0"),
+                    runs_root=tmp_path / "actor", verbose=0)
+    agent = make_agent(f"policy:path={run_dir / 'model.zip'}")
+    policy, start = agent.model.policy, make_agent(f"policy:path={tiny_run / 'model.zip'}").model.policy
+    assert isinstance(policy, PrivilegedCriticPolicy) and policy.actor_size == observation_size("information")
+    assert all(torch.equal(value, start.state_dict()[name]) for name, value in policy.state_dict().items()
+               if name.startswith(("mlp_extractor.policy_net.", "action_net.")))
+    assert policy.mlp_extractor.value_net[0].in_features == observation_size("full")
+    # the actor never reads the full part; the critic does
+    observation = torch.rand(3, policy.observation_space.shape[0])
+    changed = observation.clone()
+    changed[:, policy.actor_size:] = torch.rand(3, observation.shape[1] - policy.actor_size)
+    with torch.no_grad():
+        logits, changed_logits = (policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(o)))
+                                  for o in (observation, changed))
+        values, changed_values = (policy.predict_values(o) for o in (observation, changed))
+    assert torch.equal(logits, changed_logits) and not torch.equal(values, changed_values)
+    # it plays as a player: the agent and the batched evaluation feed it the player's part
+    assert play_game(agent, 3, Rules(), seed=0, max_moves=60).moves > 0
+    assert evaluate_policy_file(run_dir / "model.zip", "1-4", max_moves=60, out_dir=tmp_path)[1]["games"] == 4

@@ -5,6 +5,8 @@
   env steps per second) into the SB3 logger, hence TensorBoard.
 * :class:`ValidationCallback` -- periodic evaluation on a fixed list of validation
   deals with masked actions (argmax by default); keeps ``best_model.zip`` by win rate.
+* :class:`CriticWarmupCallback` -- keeps the actor's weights fixed for the first steps,
+  while a fresh critic learns (``train.critic_warmup_steps``).
 * :class:`RunCheckpointCallback` -- :class:`~stable_baselines3.common.callbacks.CheckpointCallback`
   that saves at rollout boundaries (so no collected experience is ever half-used),
   together with everything ``--resume`` needs (RNG states, the env, callback state),
@@ -241,6 +243,30 @@ def restore_rng_state(state: dict[str, Any]) -> None:
     random.setstate(state["python"])
     np.random.set_state(state["numpy"])
     torch.set_rng_state(state["torch"])
+
+
+# the policy's parameters that make up the actor (SB3's names; SplitMlpExtractor keeps them)
+ACTOR_PREFIXES = ("mlp_extractor.policy_net.", "action_net.")
+
+
+class CriticWarmupCallback(BaseCallback):
+    """No gradient reaches the actor until ``until_step`` env steps: PPO's updates train the
+    critic alone. A critic that starts fresh (``train.init_model_part: actor``) would otherwise
+    hand the loaded actor advantages that are noise. Decided from the step count before each
+    update, so a resumed run freezes exactly as an uninterrupted one."""
+
+    def __init__(self, until_step: int, verbose: int = 0):
+        super().__init__(verbose)
+        self.until_step = until_step
+
+    def _on_rollout_end(self) -> None:
+        frozen = self.num_timesteps < self.until_step
+        for name, parameter in self.model.policy.named_parameters():
+            if name.startswith(ACTOR_PREFIXES):
+                parameter.requires_grad_(not frozen)
+
+    def _on_step(self) -> bool:
+        return True
 
 
 class RunCheckpointCallback(CheckpointCallback):

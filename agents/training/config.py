@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from klondike_env.observation import ACTIONS_SUFFIX
+from klondike_env.observation import ACTIONS_SUFFIX, FULL_SUFFIX
 
 SECTIONS = ("name", "env", "algo", "policy", "train", "pretrain")
 
@@ -78,7 +78,15 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     # a model .zip (e.g. an earlier run's model.zip) whose weights and optimizer state start
     # this run instead of a fresh network: fine-tuning; its spaces must match this config's
     "init_model": "",
+    # what init_model gives: "all" (weights and optimizer state) or "actor" (the policy's
+    # MLP and action layer only; a "...+full" mode's critic then starts fresh)
+    "init_model_part": "all",
+    # env steps during which PPO's updates leave the actor's weights as they are and train
+    # the critic alone (e.g. a fresh critic beside an actor from init_model); 0: none
+    "critic_warmup_steps": 0,
 }
+
+INIT_MODEL_PARTS = ("all", "actor")
 
 PRETRAIN_DEFAULTS: dict[str, Any] = {
     # results CSVs of scripts/evaluate.py whose games the policy imitates before PPO starts
@@ -284,6 +292,11 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError("policy.action_scorer: shared works with features_extractor: mlp only, "
                               f"got {policy['features_extractor']!r}")
 
+    observation = str(config["env"].get("observation", "information"))
+    if observation.endswith(FULL_SUFFIX) and (policy["action_scorer"], policy["features_extractor"]) != ("linear", "mlp"):
+        raise ConfigError(f"env.observation {observation!r} (a critic that sees the hidden cards) works with "
+                          "policy.features_extractor: mlp and policy.action_scorer: linear only")
+
     train = config["train"]
     _check_keys("train", train, TRAIN_DEFAULTS)
     for key, value in train.items():
@@ -293,7 +306,10 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         if train[key] < 1 and not (key == "total_timesteps" and clone_only):
             hint = " (0 only with pretrain.demonstrations: clone, then stop)" if key == "total_timesteps" else ""
             raise ConfigError(f"train.{key} must be at least 1{hint}, got {train[key]}")
-    for key in ("eval_freq", "eval_deals", "final_eval_deals", "keep_checkpoints"):
+    if train["init_model_part"] not in INIT_MODEL_PARTS:
+        raise ConfigError(f"train.init_model_part must be one of {', '.join(INIT_MODEL_PARTS)}, "
+                          f"got {train['init_model_part']!r}")
+    for key in ("eval_freq", "eval_deals", "final_eval_deals", "keep_checkpoints", "critic_warmup_steps"):
         if train[key] < 0:
             raise ConfigError(f"train.{key} must be 0 or more, got {train[key]}")
     for key in ("card_embedding_dim", "attention_heads", "action_hidden"):

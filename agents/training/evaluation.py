@@ -24,8 +24,11 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
     from agents.training.callbacks import episode_outcome
     from klondike_env.env import KlondikeEnv
     from klondike_env.move_memory import MoveMemory
+    from klondike_env.observation import pad_player_observation, player_part
 
-    envs = [KlondikeEnv(**env_kwargs) for _ in deals]
+    # a model trained with a "+full" mode plays from the player's part, the rest zeros
+    model_mode = env_kwargs.get("observation", "information")
+    envs = [KlondikeEnv(**{**env_kwargs, "observation": player_part(model_mode)}) for _ in deals]
     observations, masks = [], []
     for env, deal in zip(envs, deals):
         observation, info = env.reset(options={"deal": int(deal)})
@@ -41,7 +44,8 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
             games = [envs[i].unwrapped.game for i in active]
             hashes = MoveMemory.hashes(np.stack([game._state for game in games]), games[0]._rules_array)
             active_masks = memory.untried(active, hashes, active_masks)
-        actions = predict(np.stack([observations[i] for i in active]), active_masks.astype(bool))
+        batch = pad_player_observation(np.stack([observations[i] for i in active]), model_mode)
+        actions = predict(batch, active_masks.astype(bool))
         if memory is not None:
             memory.played(active, hashes, actions)
         still_active = []
@@ -138,7 +142,7 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     from agents.policy import read_run_settings
     from agents.training.config import ConfigError
     from klondike_env import Rules
-    from klondike_env.observation import reveals_hidden_cards
+    from klondike_env.observation import player_part, reveals_hidden_cards
 
     model_path = Path(model_path)
     if not model_path.is_file():
@@ -146,7 +150,7 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     settings = read_run_settings(model_path)
     if no_repeat is None:
         no_repeat = settings.no_repeat
-    if reveals_hidden_cards(settings.observation):
+    if reveals_hidden_cards(player_part(settings.observation)):
         raise ConfigError(f"{model_path} reads {settings.observation!r} observations, which show hidden cards: not a player")
     rules = Rules(**settings.rules)
     seeds_name, deals = load_seed_set(seeds)

@@ -39,7 +39,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtr
 from torch import nn
 
 from klondike_env.core import NUM_ACTIONS, NUM_CARDS
-from klondike_env.observation import ACTION_FEATURES, NUM_SCALARS, observation_divisors
+from klondike_env.observation import (
+    ACTION_FEATURES, FULL_SUFFIX, NUM_SCALARS, observation_divisors, observation_size, player_part,
+)
 
 ACTIVATIONS = {
     "relu": nn.ReLU,
@@ -190,8 +192,58 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         return {**super()._get_constructor_parameters(), "action_hidden": self.action_hidden}
 
 
-def policy_class(policy_config: dict[str, Any]):
-    """What MaskablePPO is given as its policy for the ``policy`` config section."""
+class SplitMlpExtractor(nn.Module):
+    """SB3's two MLPs on two parts of the features: the ``pi`` MLP reads the first
+    ``actor_size`` entries (the player's observation), the ``vf`` MLP the rest (the
+    ``"full"`` planes of a ``"...+full"`` observation mode, hidden cards included).
+
+    The parameter names are MlpExtractor's (``policy_net``, ``value_net``), so an actor
+    trained on the player's mode alone loads into this one (``train.init_model_part: actor``).
+    """
+
+    def __init__(self, features_dim: int, actor_size: int, net_arch: dict[str, list[int]],
+                 activation_fn: type[nn.Module]):
+        super().__init__()
+        if not 0 < actor_size < features_dim:
+            raise ValueError(f"actor_size {actor_size} must split the {features_dim} features in two")
+        self.actor_size = actor_size
+        actor = MlpExtractor(actor_size, {"pi": net_arch["pi"], "vf": []}, activation_fn)
+        critic = MlpExtractor(features_dim - actor_size, {"pi": [], "vf": net_arch["vf"]}, activation_fn)
+        self.policy_net, self.value_net = actor.policy_net, critic.value_net
+        self.latent_dim_pi, self.latent_dim_vf = actor.latent_dim_pi, critic.latent_dim_vf
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(features[:, :self.actor_size])
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features[:, self.actor_size:])
+
+
+class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy for a ``"...+full"`` observation mode (asymmetric actor-critic):
+    the actor sees the player's observation only, the critic the full one
+    (:class:`SplitMlpExtractor`). Playing needs only the actor, so the policy agent feeds it
+    the player's observation with the full part zeroed (it is never read)."""
+
+    def __init__(self, *args, actor_size: int, **kwargs):
+        self.actor_size = actor_size
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        net_arch = self.net_arch if isinstance(self.net_arch, dict) else {"pi": self.net_arch, "vf": self.net_arch}
+        self.mlp_extractor = SplitMlpExtractor(self.features_dim, self.actor_size, net_arch, self.activation_fn)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "actor_size": self.actor_size}
+
+
+def policy_class(policy_config: dict[str, Any], env_config: dict[str, Any]):
+    """What MaskablePPO is given as its policy for the ``policy`` and (resolved) ``env`` config sections."""
+    if env_config.get("observation", "information").endswith(FULL_SUFFIX):
+        return PrivilegedCriticPolicy
     return ActionScoringPolicy if policy_config["action_scorer"] == "shared" else "MlpPolicy"
 
 
@@ -204,9 +256,11 @@ def policy_kwargs(policy_config: dict[str, Any], env_config: dict[str, Any]) -> 
     }
     if policy_config["action_scorer"] == "shared":
         kwargs["action_hidden"] = policy_config["action_hidden"]
+    mode = env_config.get("observation", "information")
+    if mode.endswith(FULL_SUFFIX):
+        kwargs["actor_size"] = observation_size(player_part(mode))
     # the extractor divides uint8 observations back to the float32 values (ObservationScale)
     uint8 = env_config.get("observation_dtype", "float32") == "uint8"
-    mode = env_config.get("observation", "information")
     if policy_config["features_extractor"] == "cards":
         kwargs["features_extractor_class"] = CardAttentionExtractor
         kwargs["features_extractor_kwargs"] = {

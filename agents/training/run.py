@@ -24,6 +24,8 @@ from typing import Any
 import torch
 
 from agents.training.callbacks import (
+    ACTOR_PREFIXES,
+    CriticWarmupCallback,
     EpisodeStatsCallback,
     RunCheckpointCallback,
     InstrumentedVecEnv,
@@ -98,12 +100,24 @@ def _validation_deals(config: dict[str, Any], count: int) -> list[int]:
     return deals[:count]
 
 
-def _load_initial_weights(model, path: str) -> None:
-    """Start ``model`` from the weights (and optimizer state) of the model file at ``path``."""
+def _load_initial_weights(model, path: str, part: str = "all") -> None:
+    """Start ``model`` from the weights (and optimizer state) of the model file at ``path``;
+    with ``part="actor"`` only the actor's weights (:data:`~agents.training.callbacks.ACTOR_PREFIXES`), the rest and the
+    optimizer state as this run made them."""
     if not Path(path).is_file():
         raise ConfigError(f"train.init_model: model file {path!r} not found")
     try:
-        model.set_parameters(path, exact_match=True, device=model.device)
+        if part == "all":
+            model.set_parameters(path, exact_match=True, device=model.device)
+            return
+        from stable_baselines3.common.save_util import load_from_zip_file
+
+        _, saved, _ = load_from_zip_file(path, device=model.device)
+        actor = {name: value for name, value in saved["policy"].items() if name.startswith(ACTOR_PREFIXES)}
+        own = model.policy.state_dict()
+        if not actor or any(name not in own or own[name].shape != value.shape for name, value in actor.items()):
+            raise ValueError("its actor (policy MLP and action layer) has other names or sizes")
+        model.policy.load_state_dict(actor, strict=False)
     except (ValueError, RuntimeError, KeyError) as error:  # another network or observation size
         raise ConfigError(f"train.init_model: {path} does not fit this config's network: "
                           f"{str(error).splitlines()[0]}") from None
@@ -209,16 +223,18 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         keep=train_config["keep_checkpoints"], stateful_callbacks=stateful, verbose=verbose,
     )
     stateful["checkpoint"] = checkpoint
+    if train_config["critic_warmup_steps"]:
+        callbacks.append(CriticWarmupCallback(train_config["critic_warmup_steps"]))
     callbacks = [stats, *callbacks, checkpoint]  # checkpoint last: it saves the others' state
 
     if resume is None:
         env = make_train_env(config)
         model = MaskablePPO(
-            policy_class(config["policy"]), env, seed=train_config["seed"], device=train_config["device"],
+            policy_class(config["policy"], config["env"]), env, seed=train_config["seed"], device=train_config["device"],
             policy_kwargs=policy_kwargs(config["policy"], config["env"]), verbose=0, **algo_kwargs(config["algo"]),
         )
         if train_config["init_model"]:
-            _load_initial_weights(model, train_config["init_model"])
+            _load_initial_weights(model, train_config["init_model"], train_config["init_model_part"])
     else:
         model, env = _restore(run_dir, config, stateful)
         save_config(config, run_dir / "config.yaml")  # overrides (e.g. more steps) are kept
