@@ -5,7 +5,9 @@ zip or one folder up, as ``scripts/train.py`` writes it) tells which observation
 (``observation_dtype``; float32 for runs older than the option) and rules it was trained
 with, so observations are built the same way. Each turn the agent
 calls ``model.predict(obs, action_masks=mask, deterministic=...)``: the masked greedy action,
-or a masked sample with ``deterministic=false``. torch and sb3 are imported only here.
+or a masked sample with ``deterministic=false``. A model trained with a ``"...+full"`` mode
+(a critic that saw the hidden cards) gets the player's observation with zeros in place of the
+full part, which its actor never reads. torch and sb3 are imported only here.
 """
 
 from __future__ import annotations
