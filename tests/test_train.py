@@ -556,3 +556,13 @@ def test_privileged_critic_trains_on_hidden_cards_and_its_actor_plays_without_th
     # it plays as a player: the agent and the batched evaluation feed it the player's part
     assert play_game(agent, 3, Rules(), seed=0, max_moves=60).moves > 0
     assert evaluate_policy_file(run_dir / "model.zip", "1-4", max_moves=60, out_dir=tmp_path)[1]["games"] == 4
+
+
+@pytest.mark.parametrize("model", sorted((ROOT / "models").glob("*/model.zip")), ids=lambda path: path.parent.name)
+def test_committed_models_play_through_the_policy_agent(model):
+    from agents.evaluation import play_game
+    from agents.registry import make_agent
+    from klondike_env import Rules
+
+    agent = make_agent(f"policy:path={model},no_repeat=true")
+    assert play_game(agent, 1001, Rules(), seed=0, max_moves=200).moves > 0
