@@ -82,7 +82,8 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     # MLP and action layer only; a "...+full" mode's critic then starts fresh)
     "init_model_part": "all",
     # env steps during which PPO's updates leave the actor's weights as they are and train
-    # the critic alone (e.g. a fresh critic beside an actor from init_model); 0: none
+    # the critic alone (e.g. a fresh critic beside an actor from init_model); 0: none. A
+    # features extractor with weights ("cards") is shared by both and keeps learning
     "critic_warmup_steps": 0,
 }
 

@@ -102,8 +102,8 @@ def _validation_deals(config: dict[str, Any], count: int) -> list[int]:
 
 def _load_initial_weights(model, path: str, part: str = "all") -> None:
     """Start ``model`` from the weights (and optimizer state) of the model file at ``path``;
-    with ``part="actor"`` only the actor's weights (:data:`~agents.training.callbacks.ACTOR_PREFIXES`), the rest and the
-    optimizer state as this run made them."""
+    with ``part="actor"`` only the actor's weights (``callbacks.ACTOR_PREFIXES``), the rest
+    and the optimizer state as this run made them."""
     if not Path(path).is_file():
         raise ConfigError(f"train.init_model: model file {path!r} not found")
     try:
