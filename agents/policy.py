@@ -84,7 +84,9 @@ class PolicyAgent(Agent):
         self.trained_rules = settings.rules
         self.mode = self.observation or settings.observation
         self.observation_dtype = settings.observation_dtype
-        if reveals_hidden_cards(player_part(self.mode)):
+        # a "+full" model's actor reads only the player's part; it gets zeros for the rest
+        self.player_mode = player_part(self.mode)
+        if reveals_hidden_cards(self.player_mode):
             raise AgentOptionError(
                 f"this model reads {self.mode!r} observations, which show the hidden cards: it cannot be scored as a player"
             )
@@ -109,8 +111,7 @@ class PolicyAgent(Agent):
         if self._memory is not None:
             position = [view.position_hash()]
             mask = self._memory.untried([0], position, mask[None])[0]
-        # a "+full" model's actor reads only the player's part; the rest is zeros
-        observation = pad_player_observation(view.observe(player_part(self.mode), self.observation_dtype), self.mode)
+        observation = pad_player_observation(view.observe(self.player_mode, self.observation_dtype), self.mode)
         action, _ = self.model.predict(observation, action_masks=mask.astype(bool), deterministic=self.deterministic)
         if self._memory is not None:
             self._memory.played([0], position, [action])

@@ -80,8 +80,9 @@ ACTIONS_SUFFIX = "+actions"  # e.g. "information+actions": per-action features a
 # critic that may see the hidden cards while training (agents.training.networks)
 FULL_SUFFIX = "+full"
 PLAYER_MODES = ("information", "visible")
+_WITH_FULL_PART = tuple(mode + suffix for mode in PLAYER_MODES for suffix in ("", ACTIONS_SUFFIX))
 OBSERVATION_MODES = (BASE_MODES + tuple(mode + ACTIONS_SUFFIX for mode in BASE_MODES)
-                     + tuple(mode + suffix + FULL_SUFFIX for mode in PLAYER_MODES for suffix in ("", ACTIONS_SUFFIX)))
+                     + tuple(mode + FULL_SUFFIX for mode in _WITH_FULL_PART))
 MODE_VISIBLE = 0
 MODE_INFORMATION = 1
 MODE_FULL = 2
@@ -90,8 +91,7 @@ WITH_ACTIONS = 4  # mode id bit: per-action features follow the planes
 WITH_FULL = 8  # mode id bit: the "full" observation follows
 _MODE_IDS = {"visible": MODE_VISIBLE, "information": MODE_INFORMATION, "full": MODE_FULL}
 _MODE_IDS.update({mode + ACTIONS_SUFFIX: _MODE_IDS[mode] | WITH_ACTIONS for mode in BASE_MODES})
-_MODE_IDS.update({mode + suffix + FULL_SUFFIX: _MODE_IDS[mode + suffix] | WITH_FULL
-                  for mode in PLAYER_MODES for suffix in ("", ACTIONS_SUFFIX)})
+_MODE_IDS.update({mode + FULL_SUFFIX: _MODE_IDS[mode] | WITH_FULL for mode in _WITH_FULL_PART})
 
 # scalar slots
 S_FACE_DOWN = 0
