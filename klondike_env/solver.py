@@ -227,12 +227,12 @@ class SolveResult:
 VERDICT_FIELDS = ("deal", "status", "solution_length", "nodes", "seconds", "stopped_by")
 
 
-def read_verdicts(path) -> dict[int, str]:
-    """Each deal's status (``SOLVED``, ``UNSOLVABLE`` or ``UNKNOWN``) in a sweep CSV; a deal's
-    last row counts. A file without ``deal`` and ``status`` columns, or with another status, is a
-    ``ValueError`` naming it."""
+def read_verdict_rows(path) -> dict[int, dict[str, str]]:
+    """Each deal's row (a dict by column) of a sweep CSV; a deal's last row counts. A file
+    without ``deal`` and ``status`` columns, or with a status other than ``SOLVED``,
+    ``UNSOLVABLE`` and ``UNKNOWN``, is a ``ValueError`` naming it."""
     known = {status.value for status in SolveStatus}
-    statuses: dict[int, str] = {}
+    rows: dict[int, dict[str, str]] = {}
     try:
         with open(path, newline="") as handle:
             reader = csv.DictReader(handle)
@@ -243,10 +243,16 @@ def read_verdicts(path) -> dict[int, str]:
                 if row["status"] not in known:
                     raise ValueError(f"bad sweep CSV {path}: status {row['status']!r} for deal {row['deal']} "
                                      f"is not one of SOLVED, UNSOLVABLE, UNKNOWN")
-                statuses[int(row["deal"])] = row["status"]
+                rows[int(row["deal"])] = row
     except OSError as error:
         raise ValueError(f"cannot read sweep CSV {path}: {error.strerror}") from None
-    return statuses
+    return rows
+
+
+def read_verdicts(path) -> dict[int, str]:
+    """Each deal's status (``SOLVED``, ``UNSOLVABLE`` or ``UNKNOWN``) in a sweep CSV
+    (:func:`read_verdict_rows`)."""
+    return {deal: row["status"] for deal, row in read_verdict_rows(path).items()}
 
 
 class SolverInputError(ValueError):

@@ -4,6 +4,7 @@
     python scripts/solve.py --deal 7 --draw 1
     python scripts/solve.py --deals 1-2000 --workers 2 --csv configs/seeds/verdicts_draw3.csv
     python scripts/solve.py --merge sweep.csv unknown_again.csv   # a deal's last row counts
+    python scripts/solve.py --merge sweep.csv unknown_again.csv --csv merged.csv   # ... written out
 
 A sweep prints the winnability estimate with a 95% Wilson interval, counting the UNKNOWN deals
 first as losses and then as wins (both bounds shown), as Blake & Gent report it.
@@ -22,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.evaluation import wilson_interval  # noqa: E402
 from klondike_env import Game, Rules  # noqa: E402
-from klondike_env.solver import VERDICT_FIELDS, SolveStatus, prepare, read_verdicts, solve  # noqa: E402
+from klondike_env.solver import VERDICT_FIELDS, SolveStatus, prepare, read_verdict_rows, solve  # noqa: E402
 
 
 def parse_deals(text: str) -> list[int]:
@@ -97,14 +98,21 @@ def sweep(deals, rules, args) -> None:
           f"max {seconds[-1]:.3f}; wall {wall:.0f} s; CSV {path}")
 
 
-def merge(paths: list[str]) -> None:
+def merge(paths: list[str], out: str | None = None) -> None:
     """Print the estimate over sweep CSVs taken together, a deal's row in a later file replacing
-    its row in an earlier one (e.g. the UNKNOWN deals of a sweep run again with a larger budget)."""
-    statuses: dict[int, str] = {}
+    its row in an earlier one (e.g. the UNKNOWN deals of a sweep run again with a larger budget);
+    with ``out``, also write the merged rows there, in deal order."""
+    rows: dict[int, dict[str, str]] = {}
     for path in paths:
-        statuses.update(read_verdicts(path))
-    print(f"{len(paths)} files, deals {min(statuses, default=0)}-{max(statuses, default=0)}")
-    print("\n".join(winnability_lines(list(statuses.values()))))
+        rows.update(read_verdict_rows(path))
+    print(f"{len(paths)} files, deals {min(rows, default=0)}-{max(rows, default=0)}")
+    print("\n".join(winnability_lines([row["status"] for row in rows.values()])))
+    if out is not None:
+        with open(out, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, VERDICT_FIELDS, extrasaction="ignore", restval="")
+            writer.writeheader()
+            writer.writerows(rows[deal] for deal in sorted(rows))
+        print(f"merged CSV {out}")
 
 
 def show_one(deal: int, rules: Rules, args) -> None:
@@ -129,21 +137,22 @@ def main(argv=None) -> int:
     which.add_argument("--deal", type=int, help="solve one deal and print its moves")
     which.add_argument("--deals", help="sweep deals, e.g. 1-1000 or 1-10,20")
     which.add_argument("--merge", nargs="+", metavar="CSV",
-                       help="print the estimate over sweep CSVs together (a deal's row in a later file wins)")
+                       help="print the estimate over sweep CSVs together (a deal's row in a later file wins); "
+                            "with --csv, write the merged rows there")
     parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
     parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default unlimited)")
     parser.add_argument("--workers", type=int, default=1, help="processes for a sweep (default 1)")
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per deal (default none)")
     parser.add_argument("--node-limit", type=int, default=None, help="positions per deal (default none)")
     parser.add_argument("--memory-mb", type=float, default=512, help="transposition table per worker (default 512)")
-    parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv)")
+    parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv), or --merge's output")
     args = parser.parse_args(argv)
     try:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes)
         if args.workers < 1:
             raise ValueError(f"bad --workers {args.workers}: expected a positive integer")
         if args.merge:
-            merge(args.merge)
+            merge(args.merge, args.csv)
         elif args.deal is not None:
             show_one(args.deal, rules, args)
         else:

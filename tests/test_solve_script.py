@@ -43,6 +43,18 @@ def test_merge_lets_a_later_file_decide_a_deal(tmp_path, capsys):
     assert "winnable (UNKNOWN as losses): 25.000%" in out and "winnable (UNKNOWN as wins): 50.000%" in out
 
 
+def test_merge_writes_the_merged_rows_in_deal_order(tmp_path, capsys):
+    first, second, merged = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "merged.csv"
+    first.write_text(f"{FIELDS}\n3,UNSOLVABLE,,5,0.0,\n1,SOLVED,90,10,0.1,\n2,UNKNOWN,,300,0.2,nodes\n")
+    second.write_text(f"{FIELDS}\n2,SOLVED,120,900,0.5,\n")
+    assert _script().main(["--merge", str(first), str(second), "--csv", str(merged)]) == 0
+    assert f"merged CSV {merged}" in capsys.readouterr().out
+    assert merged.read_text().splitlines() == [FIELDS, "1,SOLVED,90,10,0.1,", "2,SOLVED,120,900,0.5,",
+                                               "3,UNSOLVABLE,,5,0.0,"]
+    # the merged file reads back as a verdict file
+    assert _script().read_verdict_rows(merged)[2]["nodes"] == "900"
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--deals", "9-3"], "bad --deals range '9-3': the end is below the start"),
     (["--deals", "x"], "bad --deals 'x': expected ranges such as 1-1000 or 1-10,20,30-32"),
