@@ -90,7 +90,7 @@ chooses which moves to try and in what order.
   unblocked way out, so it was unmarked: a contradiction. So marked cards never leave, and the
   game is never won. The argument holds at any position, but only the root is checked: asked at
   every new position it pruned almost nothing and doubled the time (sessions 11 and 13,
-  README "Solver"). (This generalises a card with a lower card of its suit and both holders
+  docs/speed.md "Solver"). (This generalises a card with a lower card of its suit and both holders
   beneath it, and it also catches deadlocks across columns, e.g. ``QD`` over ``KS`` over
   ``JD`` beside ``QH`` over ``KC`` over ``JH``, kings that wait for an empty column while every
   other column holds a stuck card, and talon cards that draw-3 never reaches because the one
@@ -116,7 +116,7 @@ chooses which moves to try and in what order.
   dives into long lines; counting every move, as A* does, spreads too wide for the store: README
   "Solver".) A position reached again by a shorter line is not reopened, so solutions are not
   shortest. Depth-first and best-first orders get stuck in different deals, and search costs are
-  heavy-tailed, so running both can cost less than either alone (README, "Solver"). Soundness as
+  heavy-tailed, so running both can cost less than either alone (docs/speed.md, "Solver"). Soundness as
   for the probes: its win is a replayed line, and when its queue empties it has expanded every
   position reachable from the root (each successor is stored unless its key was stored already),
   a proof of loss like the complete search's. It works in ``BEST_MEMORY_SHARE`` of the memory
@@ -961,7 +961,7 @@ def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, d
             generated += 1
             # weighted A*: the estimate of what is left plus half the search moves from the
             # root, so a position reached the long way waits; the move generator's order
-            # breaks ties, then the newer position first (weights measured: README "Solver",
+            # breaks ties, then the newer position first (weights measured: docs/speed.md "Solver",
             # session 9)
             priority = -32 * (2 * _distance_estimate(child) + depth[slot] + 1) + max(scores[index], 0) // 16
             size = _heap_push(heap_key, heap_parent, heap_via, size, (np.int64(priority) << 32) | generated,
@@ -1067,12 +1067,12 @@ def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules]:
 # search once it has expanded PROBE_AFTER positions; budgets PROBE_UNIT times the Luby sequence.
 # Since session 10 they start (with the best-first search) after 2,000 positions: most deals the
 # fixed order decides are decided by then, and starting the others early decides more positions
-# within small budgets (README "Solver", session 10).
+# within small budgets (docs/speed.md "Solver", session 10).
 PROBE_AFTER = 2_000
 PROBE_UNIT = 8_000
 PROBE_SPREADS = (300, 2000, 120)
 # the probes' nodes, all together, per node of the complete search: a quarter since session 9,
-# when the best-first search took over most of what they found (deals 1-200, README "Solver")
+# when the best-first search took over most of what they found (deals 1-200, docs/speed.md "Solver")
 PROBE_SHARE = 0.25
 PROBE_MAX_LUBY = 128  # no probe expands more than PROBE_UNIT * 128 positions
 
@@ -1155,7 +1155,7 @@ class _DepthFirst(_ControlledSearch):
 # solves), expanding BEST_SHARE positions per position of the complete search, in
 # BEST_MEMORY_SHARE of the memory limit: half of that for its table, the rest for the queue and
 # the expanded positions, in the proportion one expansion needs of each (BEST_QUEUE_BYTES and
-# BEST_SLOT_BYTES; deal 104 expanded 1.2M positions and queued 1.5M to win, README "Solver",
+# BEST_SLOT_BYTES; deal 104 expanded 1.2M positions and queued 1.5M to win, docs/speed.md "Solver",
 # session 12).
 BEST_AFTER = 2_000
 BEST_SHARE = 1.0
