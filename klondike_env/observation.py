@@ -504,7 +504,6 @@ def _write_planes(state, rules, recycle_allowed, mode, obs):
     _write_talon(state, rules[core.RULE_DRAW_COUNT], recycle_allowed, mode & MODE_BASE_BITS, hidden, obs)
 
 
-
 @njit(cache=True)
 def encode_batch(states, rules, masks, mode, observations):
     """:func:`encode` for every row of ``states`` (legal masks ``masks``) into the rows of ``observations``."""

@@ -113,8 +113,8 @@ chooses which moves to try and in what order.
   cards not yet home plus twice the tableau cards buried under a higher card of their own suit
   -- and half the search moves that reached it from the root; ties go to the move generator's
   order, then to the newest position. (Ordering by the estimate alone, as before session 9,
-  dives into long lines; counting every move, as A* does, spreads too wide for the store: README
-  "Solver".) A position reached again by a shorter line is not reopened, so solutions are not
+  dives into long lines; counting every move, as A* does, spreads too wide for the store:
+  docs/speed.md "Solver".) A position reached again by a shorter line is not reopened, so solutions are not
   shortest. Depth-first and best-first orders get stuck in different deals, and search costs are
   heavy-tailed, so running both can cost less than either alone (docs/speed.md, "Solver"). Soundness as
   for the probes: its win is a replayed line, and when its queue empties it has expanded every
