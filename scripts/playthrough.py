@@ -1,0 +1,78 @@
+"""Write golden playthroughs (``klondike_env.playthrough``), or rewrite them after an intended change.
+
+    python scripts/playthrough.py --deal 3 --play solver --option observation=information+actions \\
+        --out tests/playthroughs/deal3_draw3_solver.txt
+    python scripts/playthrough.py --deal 7 --play random --seed 0 --steps 80 --illegal-at 5 \\
+        --option draw_count=1 --option max_passes=2 --option empty_column=any \\
+        --option foundation_to_tableau=False --option observation=visible+actions \\
+        --option reward=standard --option max_episode_steps=60 \\
+        --out tests/playthroughs/deal7_variants_random.txt
+    python scripts/playthrough.py --regenerate tests/playthroughs/*.txt   # then review git diff
+
+``tests/test_playthrough.py`` replays every file in ``tests/playthroughs/`` and requires the same text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from klondike_env.playthrough import (  # noqa: E402
+    playthrough_text, random_actions, read_playthrough, solver_actions,
+)
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``name=value``: a Python literal (``2``, ``None``, ``False``) or else the bare string."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"bad --option {text!r}: expected name=value, e.g. draw_count=1")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deal", type=int, help="the deal number to play")
+    parser.add_argument("--play", choices=("solver", "random"), default="solver",
+                        help="the solver's winning line, or seeded random legal actions")
+    parser.add_argument("--seed", type=int, default=0, help="random play: the generator's seed")
+    parser.add_argument("--steps", type=int, default=80, help="random play: at most this many actions")
+    parser.add_argument("--illegal-at", type=int, help="random play: step (1-based) that plays an illegal action")
+    parser.add_argument("--option", type=parse_option, action="append", default=[], metavar="NAME=VALUE",
+                        help="a KlondikeEnv keyword (repeatable)")
+    parser.add_argument("--out", type=Path, help="the file to write (default: print)")
+    parser.add_argument("--regenerate", type=Path, nargs="+", metavar="FILE",
+                        help="replay these files' actions and rewrite them")
+    args = parser.parse_args(argv)
+    if args.regenerate:
+        for path in args.regenerate:
+            deal, options, actions = read_playthrough(path.read_text(encoding="utf-8"))
+            path.write_text(playthrough_text(deal, actions, **options), encoding="utf-8")
+            print(f"rewrote {path} ({len(actions)} actions)")
+        return 0
+    if args.deal is None:
+        parser.error("give --deal N (or --regenerate FILE ...)")
+    options = dict(args.option)
+    if args.play == "solver":
+        actions = solver_actions(args.deal, **options)
+    else:
+        actions = random_actions(args.deal, args.steps, args.seed, args.illegal_at, **options)
+    text = playthrough_text(args.deal, actions, **options)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, encoding="utf-8")
+        print(f"wrote {args.out} ({len(actions)} actions)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
