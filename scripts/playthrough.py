@@ -38,6 +38,14 @@ def parse_option(text: str) -> tuple[str, object]:
 
 
 def main(argv=None) -> int:
+    try:
+        return run(argv)
+    except (ValueError, OSError) as error:  # a bad option, deal or file: one line, no traceback
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def run(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deal", type=int, help="the deal number to play")
     parser.add_argument("--play", choices=("solver", "random"), default="solver",

@@ -6,11 +6,20 @@ action name, the board text). If the change is intended, rewrite the files with
 """
 
 import difflib
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 from klondike_env.playthrough import FORMAT_LINE, playthrough_text, read_playthrough
+
+def _script():
+    """scripts/playthrough.py as a module."""
+    spec = importlib.util.spec_from_file_location("playthrough_script", Path(__file__).parents[1] / "scripts" / "playthrough.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
 
 FILES = sorted((Path(__file__).parent / "playthroughs").glob("*.txt"))
 
@@ -71,11 +80,7 @@ def test_actions_past_the_end_of_the_episode_are_refused():
 
 
 def test_the_script_writes_a_file_that_regenerates_unchanged(tmp_path, capsys):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("playthrough_script", Path(__file__).parents[1] / "scripts" / "playthrough.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _script()
     out = tmp_path / "short.txt"
     assert script.main(["--deal", "11", "--play", "random", "--seed", "3", "--steps", "6",
                         "--option", "draw_count=1", "--option", "empty_column=any", "--out", str(out)]) == 0
@@ -87,3 +92,15 @@ def test_the_script_writes_a_file_that_regenerates_unchanged(tmp_path, capsys):
     with pytest.raises(SystemExit):
         script.main(["--deal", "11", "--option", "draw_count"])
     assert "bad --option 'draw_count': expected name=value" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--regenerate", "no/such/file.txt"], "No such file or directory"),
+    (["--deal", "1", "--option", "foo=1"], "unknown Klondike env argument(s) foo"),
+    (["--deal", "1", "--option", "draw_count=2"], "bad rules option draw_count=2"),
+])
+def test_the_script_reports_bad_input_in_one_line(argv, message, capsys):
+    script = _script()
+    assert script.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
