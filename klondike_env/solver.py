@@ -28,10 +28,30 @@ chooses which moves to try and in what order.
   complete for reachability, so an exhaustive search that finds no win proves the position
   lost. One caveat on "exact": a face-up run is fixed by its head and length only up to which
   of two same-colour twins (say 8S and 8C) lies in which run, so the key merges positions that
-  differ by such a swap. That is sound if swapping two twins that both lie in the tableau never
-  changes whether a position can be won -- the tableau rules never tell twins apart, and both
-  twins' suits are still below them on the foundations -- which is argued (lonelybot's notes
-  call it the twin-swap theorem), not proved here. Checked (session 5): the 273 deals of 1-2000
+  differ by swapping twins that both lie in face-up runs, neither of them a head (heads are in
+  the key). *Such a swap never changes whether a position can be won* (proved in session 16;
+  lonelybot's notes call the general claim the twin-swap theorem). Proof: let ``X``, ``X'`` be
+  the twins (rank ``r``). Each lies on a face-up card of rank ``r + 1`` of the other colour,
+  and stays so until one of them goes home: a run headed by ``X`` moves only onto such a card
+  (``X`` is no king, so a king-only empty column refuses it, and with ``empty_column="any"``
+  a move to an empty column takes the column's whole face-up run, the card under ``X`` too).
+  Take a line ``L`` that wins from ``P`` and play its moves from ``P'`` (``P`` with ``X`` and
+  ``X'`` exchanged). Legality in the tableau reads only ranks and colours, and the
+  foundations, talon and face-down cards are the same, so the two stay equal up to the
+  exchange -- until ``L`` sends one twin home, say ``X`` from the top of column ``c``, where it
+  lies on ``Z``, while ``X'`` lies on ``Z'`` in column ``d`` under a run ``R`` (maybe empty).
+  From ``P'`` then: ``R`` onto ``X'`` (the top of ``c``; what fits ``X`` fits its twin), ``X``
+  home (same foundation), the run ``X' R`` from ``Z`` onto ``Z'`` (now uncovered): this is
+  exactly ``L``'s position, and ``L``'s remaining moves win. Not proved: that a search which
+  expands one stored position per key finds a win whenever one exists. Winnability being a
+  function of the key does not give that alone: the shape to fear is ``X`` next on its
+  foundation but not safe to auto-play, covered in the stored position of its key while ``X'``
+  lies uncovered, and the same in the key that moving ``R`` onto ``X'`` leads to (already
+  seen, so not expanded); ``X`` then never goes home from a stored position. A lost verdict
+  could only be wrong if every other line failed too; the check below never met one. (Heads
+  must stay in the key: ``8S`` alone on face-down cards with spades at 7 goes home and turns a
+  card up; ``8C`` in its place with clubs at 3 and the clubs 4-7 face down under it may never
+  move.) Checked (session 5): the 273 deals of 1-2000
   this key proves lost, searched again with a key that also records which twin lies where
   (four times the nodes, at least 200,000): 251 proved lost again, 22 ran out of budget, none
   won. The table is bounded: when it is full the answer is ``UNKNOWN``, never a crash.
