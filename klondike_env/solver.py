@@ -51,10 +51,13 @@ chooses which moves to try and in what order.
   could only be wrong if every other line failed too; the check below never met one. (Heads
   must stay in the key: ``8S`` alone on face-down cards with spades at 7 goes home and turns a
   card up; ``8C`` in its place with clubs at 3 and the clubs 4-7 face down under it may never
-  move.) Checked (session 5): the 273 deals of 1-2000
-  this key proves lost, searched again with a key that also records which twin lies where
-  (four times the nodes, at least 200,000): 251 proved lost again, 22 ran out of budget, none
-  won. The table is bounded: when it is full the answer is ``UNKNOWN``, never a crash.
+  move.) ``solve(..., exact_twins=True)`` keeps such positions apart (a key bit per merged
+  pair of twins) so that the merge can be checked: ``tests/test_solver.py`` compares the two
+  keys' verdicts on random positions, and ``python -m klondike_env.solver_examples
+  --twin-check N`` does so at scale (README "The solver"). Checked before that (session 5, a
+  throwaway key of the same kind): the 273 deals of 1-2000 this key proves lost, searched
+  again with the twins told apart (four times the nodes, at least 200,000): 251 proved lost
+  again, 22 ran out of budget, none won. The table is bounded: when it is full the answer is ``UNKNOWN``, never a crash.
 * **Safe foundation auto-play** (the only pruning that is not a pure symmetry). A tableau
   card ``x`` of rank ``r`` that fits its foundation is played there at once when both
   foundations of the other colour are at least ``r - 1`` high and the other foundation of
@@ -184,7 +187,6 @@ from klondike_env.core import (
     RECYCLES,
     RULE_DRAW_COUNT,
     RULE_FOUNDATION_TO_TABLEAU,
-    RULE_MAX_PASSES,
     STATE_SIZE,
     TABLEAU,
     TALON,
@@ -202,6 +204,7 @@ KEY_WORDS = 3
 ENTRY_WORDS = 4  # the key words and the epoch stamp, side by side: one cache line per probe
 ENTRY_BYTES = ENTRY_WORDS * 8
 MAX_FILL = 0.75  # table load at which the search stops with UNKNOWN (memory)
+KEY_LIMITED, KEY_EXACT_TWINS = 1, 2  # _position_key's flags: limited passes; record which twin lies where
 
 # A search move packs the env action with the draws (and recycle) that bring its card up.
 _ACTION_MASK = 127
@@ -446,8 +449,13 @@ def _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, 
 
 
 @njit(cache=True)
-def _position_key(state, rules, talon_index, limited, key, values, free):
-    """The exact canonical key (module docstring) in ``key[0:3]`` (``values``, ``free``: scratch)."""
+def _position_key(state, rules, talon_index, key_flags, key, values, free):
+    """The exact canonical key (module docstring) in ``key[0:3]`` (``values``, ``free``: scratch).
+
+    ``key_flags``: ``KEY_LIMITED`` with limited passes; ``KEY_EXACT_TWINS`` to record which
+    twin lies where too (``solve(..., exact_twins=True)``).
+    """
+    limited = key_flags & KEY_LIMITED
     free_count = 0
     for col in range(NUM_COLUMNS):
         length = state[COLUMN_LENGTH + col]
@@ -483,10 +491,43 @@ def _position_key(state, rules, talon_index, limited, key, values, free):
     for i in range(state[TALON_LENGTH]):
         word2 |= np.int64(1) << talon_index[state[TALON + i]]
     if limited:
-        word2 |= np.int64(state[RECYCLES]) << 28
+        word2 |= np.int64(state[RECYCLES]) << 28  # below 64 (solve checks max_passes)
+    if key_flags & KEY_EXACT_TWINS:
+        word2 |= _twin_bits(state) << 34
     key[0] = word0
     key[1] = word1
     key[2] = word2
+
+
+@njit(cache=True)
+def _twin_bits(state):
+    """For the exact-twins key: for each pair of twins that both lie in face-up runs, neither a
+    head (the pairs the plain key merges), one bit, set when the lower card id lies first in the
+    key's column order (columns with face-down cards by index, then the others by head card)."""
+    place = np.full(core.NUM_CARDS, -1, np.int64)
+    for col in range(NUM_COLUMNS):
+        down = state[COLUMN_DOWN + col]
+        length = state[COLUMN_LENGTH + col]
+        if length - down < 2:
+            continue
+        order = col
+        if down == 0:
+            head = state[TABLEAU + COLUMN_SLOTS * col]
+            order = NUM_COLUMNS
+            for other in range(NUM_COLUMNS):
+                if (state[COLUMN_DOWN + other] == 0 and state[COLUMN_LENGTH + other] > 0
+                        and state[TABLEAU + COLUMN_SLOTS * other] < head):
+                    order += 1
+        for depth in range(down + 1, length):
+            place[state[TABLEAU + COLUMN_SLOTS * col + depth]] = order * COLUMN_SLOTS + depth
+    bits = np.int64(0)
+    for rank in range(NUM_RANKS):
+        for colour in range(2):  # the suit pairs clubs/spades (0, 3) and diamonds/hearts (1, 2)
+            low = place[NUM_RANKS * colour + rank]
+            high = place[NUM_RANKS * (3 - colour) + rank]
+            if low >= 0 and high >= 0 and low < high:
+                bits |= np.int64(1) << (2 * rank + colour)
+    return bits
 
 
 @njit(cache=True, inline="always")
@@ -655,17 +696,17 @@ def _shuffle_moves(moves, scores, count, key, seed, spread):
 
 
 @njit(cache=True)
-def _insert_root(state, rules, talon_index, limited, table, epoch):
+def _insert_root(state, rules, talon_index, key_flags, table, epoch):
     """Put a search's root position in its (empty) table; returns the root's key."""
     key = np.empty(KEY_WORDS, np.int64)
     scratch = np.empty(2 * NUM_COLUMNS, np.int64)
-    _position_key(state, rules, talon_index, limited, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
+    _position_key(state, rules, talon_index, key_flags, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
     _table_insert(table, epoch, key)
     return key
 
 
 @njit(cache=True)
-def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
+def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
            table, epoch, auto_out, seed, spread):
     """Set up a search from ``root`` (root auto-play recorded in ``auto_out``). Returns its count."""
     state = states[0]
@@ -675,7 +716,7 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
     if core.is_won(state):
         ctrl[_RESULT] = _WON
         return auto_count
-    key = _insert_root(state, rules, talon_index, limited, table, epoch)
+    key = _insert_root(state, rules, talon_index, key_flags, table, epoch)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
     if _stuck_for_good(state, rules):
@@ -690,7 +731,7 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
 
 
 @njit(cache=True)
-def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, limited,
+def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
             table, epoch, node_stop, entry_stop, seed, spread):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
     key = np.empty(KEY_WORDS, np.int64)
@@ -727,7 +768,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         if entries >= entry_stop:
             ctrl[_RESULT] = _FULL
             break
-        _position_key(child, rules, talon_index, limited, key, values, free)
+        _position_key(child, rules, talon_index, key_flags, key, values, free)
         inserted = _table_insert(table, epoch, key)
         if inserted < 0:
             ctrl[_RESULT] = _FULL
@@ -735,7 +776,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         if inserted == 0:
             continue
         entries += 1
-        if not limited:
+        if key_flags & KEY_LIMITED == 0:
             # a position whose waste boundary is off the draw grid can reach, by draws
             # alone, the same position with each later boundary of its grid and then with
             # the grid boundary: those have a subset of its moves, so mark them as seen
@@ -894,7 +935,7 @@ def _unpack_position(store, slot, state):
 
 
 @njit(cache=True)
-def _best_first_start(root, rules, talon_index, limited, table, epoch, store, parent, via, depth,
+def _best_first_start(root, rules, talon_index, key_flags, table, epoch, store, parent, via, depth,
                       heap_key, heap_parent, heap_via, ctrl):
     """Store the root (after auto-play) as expanded slot 0's position and queue its expansion."""
     state = root.copy()
@@ -904,7 +945,7 @@ def _best_first_start(root, rules, talon_index, limited, table, epoch, store, pa
         ctrl[_BEST_RESULT] = _WON
         ctrl[_BEST_WON] = -1
         return
-    _insert_root(state, rules, talon_index, limited, table, epoch)
+    _insert_root(state, rules, talon_index, key_flags, table, epoch)
     _pack_position(state, store, 0)
     parent[0] = -1
     via[0] = 0
@@ -917,7 +958,7 @@ def _best_first_start(root, rules, talon_index, limited, table, epoch, store, pa
 
 
 @njit(cache=True)
-def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, depth, heap_key, heap_parent,
+def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via, depth, heap_key, heap_parent,
                 heap_via, ctrl, node_stop, entry_stop):
     """Expand the most promising queued position until a win, exhaustion, a full store, heap or
     table, or ``node_stop`` expansions (resumable: everything lives in the arrays and ``ctrl``).
@@ -971,7 +1012,7 @@ def _best_first(rules, talon_index, limited, table, epoch, store, parent, via, d
                 ctrl[_BEST_WON] = slot
                 ctrl[_BEST_WON_MOVE] = moves[index]
                 break
-            _position_key(child, rules, talon_index, limited, key, values, free)
+            _position_key(child, rules, talon_index, key_flags, key, values, free)
             inserted = _table_insert(table, epoch, key)
             if inserted < 0:
                 ctrl[_BEST_RESULT] = _FULL
@@ -1137,13 +1178,12 @@ class _DepthFirst(_ControlledSearch):
 
     RESULT_SLOT, NODES_SLOT, ENTRIES_SLOT = _RESULT, _NODES, _ENTRIES
 
-    def __init__(self, root, rules_array, talon_index, table: _Table, capacity: int, seed: int,
+    def __init__(self, root, rules_array, talon_index, key_flags: int, table: _Table, capacity: int, seed: int,
                  spread: int = 1, budget: int | None = None):
-        self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
+        self.root, self.rules_array, self.talon_index, self.key_flags = root, rules_array, talon_index, key_flags
         self.table, self.entry_stop = table, int(capacity * MAX_FILL)
         self.epoch = np.int64(table.next_epoch())
         self.seed, self.spread, self.budget = np.uint64(seed), spread, budget
-        self.limited = bool(rules_array[RULE_MAX_PASSES] > 0)
         self.states = np.empty((MAX_DEPTH, STATE_SIZE), np.int32)
         self.moves = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
         self.scores = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
@@ -1151,7 +1191,7 @@ class _DepthFirst(_ControlledSearch):
         self.move_next = np.zeros(MAX_DEPTH, np.int32)
         self.ctrl = np.zeros(5, np.int64)
         _start(root, rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
-               self.ctrl, talon_index, self.limited, table.keys, self.epoch,
+               self.ctrl, talon_index, key_flags, table.keys, self.epoch,
                np.empty(core.NUM_CARDS, np.int32), self.seed, spread)
 
     @property
@@ -1161,7 +1201,7 @@ class _DepthFirst(_ControlledSearch):
     def run(self, nodes: int) -> None:
         """Search on until a win, exhaustion, a full table or ``nodes`` more expansions."""
         _search(self.rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
-                self.ctrl, self.talon_index, self.limited, self.table.keys, self.epoch,
+                self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
                 self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread)
 
     def solution(self) -> list[int]:
@@ -1190,8 +1230,8 @@ class _BestFirst(_ControlledSearch):
 
     RESULT_SLOT, NODES_SLOT, ENTRIES_SLOT = _BEST_RESULT, _BEST_EXPANDED, _BEST_STORED
 
-    def __init__(self, root, rules_array, talon_index, memory_limit_mb: float):
-        self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
+    def __init__(self, root, rules_array, talon_index, key_flags: int, memory_limit_mb: float):
+        self.root, self.rules_array, self.talon_index, self.key_flags = root, rules_array, talon_index, key_flags
         memory_bytes = memory_limit_mb * BEST_MEMORY_SHARE * 2**20
         capacity = _best_capacity(memory_limit_mb)
         self.table = _table_for(capacity, "best")
@@ -1207,9 +1247,8 @@ class _BestFirst(_ControlledSearch):
         self.heap_key = np.empty(queue, np.int64)
         self.heap_parent = np.empty(queue, np.int32)
         self.heap_via = np.empty(queue, np.int32)
-        self.limited = bool(rules_array[RULE_MAX_PASSES] > 0)
         self.ctrl = np.zeros(6, np.int64)
-        _best_first_start(root, rules_array, talon_index, self.limited, self.table.keys, self.epoch, self.store,
+        _best_first_start(root, rules_array, talon_index, key_flags, self.table.keys, self.epoch, self.store,
                           self.parent, self.via, self.depth, self.heap_key, self.heap_parent, self.heap_via,
                           self.ctrl)
 
@@ -1222,7 +1261,7 @@ class _BestFirst(_ControlledSearch):
     cut = False  # no depth cap: an exhausted best-first search is a proof
 
     def run(self, nodes: int) -> None:
-        _best_first(self.rules_array, self.talon_index, self.limited, self.table.keys, self.epoch, self.store,
+        _best_first(self.rules_array, self.talon_index, self.key_flags, self.table.keys, self.epoch, self.store,
                     self.parent, self.via, self.depth, self.heap_key, self.heap_parent, self.heap_via, self.ctrl,
                     self.ctrl[_BEST_EXPANDED] + nodes, self.entry_stop)
 
@@ -1249,6 +1288,7 @@ def solve(
     memory_limit_mb: float = DEFAULT_MEMORY_MB,
     probe_after: int | None = None,
     best_after: int | None = None,
+    exact_twins: bool = False,
 ) -> SolveResult:
     """Decide a Thoughtful Klondike position and find a winning line.
 
@@ -1261,7 +1301,9 @@ def solve(
     ``best_after``: positions the complete search expands alone before the probes, and the
     best-first search (never before the probes), join it (default ``PROBE_AFTER`` and
     ``BEST_AFTER``); they change how soon a verdict comes, and so what a budget decides, never
-    what the verdict is.
+    what the verdict is. ``exact_twins=True`` keys positions by which twin lies where too (the
+    plain key merges positions that differ only by swapping twins in face-up runs: module
+    docstring): a check of that merge, at about four times the positions.
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
@@ -1270,12 +1312,17 @@ def solve(
     best_after = BEST_AFTER if best_after is None else _check_limit("best_after", best_after, integer=True)
     _check_limit("memory_limit_mb", memory_limit_mb, integer=False)
     root, rules = _root_position(game_or_deck, rules)
+    if not isinstance(exact_twins, bool):
+        raise SolverInputError(f"bad exact_twins {exact_twins!r}: expected True or False")
+    if exact_twins and rules.max_passes is not None and rules.max_passes > 64:
+        raise SolverInputError(f"exact_twins needs max_passes <= 64 or None (the key has 6 bits for recycles), got {rules.max_passes}")
     rules_array = rules.as_array()
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
     for i in range(int(root[TALON_LENGTH])):
         talon_index[root[TALON + i]] = i
     capacity = table_capacity(memory_limit_mb, node_limit)
-    complete = _DepthFirst(root, rules_array, talon_index, _table_for(capacity), capacity, seed=0)
+    key_flags = (KEY_LIMITED if rules.max_passes is not None else 0) | (KEY_EXACT_TWINS if exact_twins else 0)
+    complete = _DepthFirst(root, rules_array, talon_index, key_flags, _table_for(capacity), capacity, seed=0)
     probe = None
     probes_started = 0
     probe_nodes = 0  # expanded by the probes that have ended
@@ -1327,7 +1374,7 @@ def solve(
             continue
         if turn == "best":
             if best is None:
-                best = _BestFirst(root, rules_array, talon_index, memory_limit_mb)
+                best = _BestFirst(root, rules_array, talon_index, key_flags, memory_limit_mb)
             best.run(step)
             if best.result in (_WON, _EXHAUSTED):
                 decider = best  # an exhausted best-first search has expanded every reachable position
@@ -1336,7 +1383,7 @@ def solve(
         if probe is None:
             probes_started += 1
             probe_capacity = _probe_capacity(memory_limit_mb)
-            probe = _DepthFirst(root, rules_array, talon_index, _table_for(probe_capacity, "probe"),
+            probe = _DepthFirst(root, rules_array, talon_index, key_flags, _table_for(probe_capacity, "probe"),
                                 probe_capacity, seed=probes_started,
                                 spread=PROBE_SPREADS[probes_started % len(PROBE_SPREADS)],
                                 budget=PROBE_UNIT * min(_luby(probes_started), PROBE_MAX_LUBY))

@@ -1,17 +1,25 @@
-"""Find deals that need a given kind of move, by solving with a variant that forbids it.
+"""Solver checks: deals that need a given kind of move, and the twin merge of the key.
 
     python -m klondike_env.solver_examples --deals 1-400 --node-limit 100000
+    python -m klondike_env.solver_examples --twin-check 2000 --node-limit 200000
 
 A deal *needs* recycling when the standard rules win it and ``max_passes=1`` is proved
 UNSOLVABLE (an exhaustive search); it needs worrying back when ``foundation_to_tableau=False``
 is proved UNSOLVABLE. The deals printed here are pinned in ``tests/test_solver.py``.
+
+``--twin-check N`` solves N positions of random play twice, with the plain key and with
+``exact_twins=True`` (which keeps positions apart that differ only by which twin lies where),
+and stops with an error at the first position where the two decided verdicts differ.
 """
 
 from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from klondike_env import core
+from klondike_env.game import Game
 from klondike_env.rules import Rules
 from klondike_env.solver import SolveStatus, solve
 
@@ -22,13 +30,54 @@ def needs(deal: int, rules: Rules, without: Rules, node_limit: int) -> bool:
             and solve(deal, without, node_limit=node_limit).status == SolveStatus.UNSOLVABLE)
 
 
+def random_position(rng: np.random.Generator, rules: Rules | None = None) -> Game:
+    """A random deal after 10-119 uniformly random legal moves (fewer if it ends first)."""
+    game = Game.new(int(rng.integers(0, 2**63)), rules)
+    for _ in range(int(rng.integers(10, 120))):
+        legal = game.legal_actions()
+        if not legal or game.is_won:
+            break
+        game.step(int(rng.choice(legal)))
+    return game
+
+
+def twin_check(positions: int, seed: int = 0, node_limit: int = 50_000, rules: Rules | None = None) -> dict[str, int]:
+    """Solve random positions with the plain key and with ``exact_twins=True``; raise
+    ``AssertionError`` (naming the position) if two decided verdicts differ. Returns counts:
+    decided by both (``won``, ``lost``), ``merged`` (of those, the plain search expanded a
+    different number of positions, so its merge was at work), ``undecided``."""
+    rng = np.random.default_rng(seed)
+    counts = {"won": 0, "lost": 0, "merged": 0, "undecided": 0}
+    for index in range(positions):
+        game = random_position(rng, rules)
+        plain = solve(game, node_limit=node_limit)
+        exact = solve(game, node_limit=node_limit, exact_twins=True)
+        if SolveStatus.UNKNOWN in (plain.status, exact.status):
+            counts["undecided"] += 1
+            continue
+        if plain.status != exact.status:
+            raise AssertionError(f"position {index} (seed {seed}): plain key {plain.status.name}, exact twins "
+                                 f"{exact.status.name}; moves {game.move_count} into deck {game.deck_string()}")
+        counts["won" if plain.status == SolveStatus.SOLVED else "lost"] += 1
+        counts["merged"] += plain.nodes != exact.nodes
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", default="1-400", help="range first-last (default 1-400)")
     parser.add_argument("--draw", type=int, default=3)
     parser.add_argument("--node-limit", type=int, default=100_000)
     parser.add_argument("--want", type=int, default=3, help="stop after this many of each kind")
+    parser.add_argument("--twin-check", type=int, metavar="N", help="check the twin merge on N random positions")
+    parser.add_argument("--seed", type=int, default=0, help="--twin-check: the positions' seed")
     args = parser.parse_args()
+    if args.twin_check:
+        counts = twin_check(args.twin_check, args.seed, args.node_limit, Rules(draw_count=args.draw))
+        print(f"{args.twin_check} positions (seed {args.seed}, draw {args.draw}, {args.node_limit} positions a search): "
+              f"same verdict in all {counts['won'] + counts['lost']} decided by both ({counts['won']} won, "
+              f"{counts['lost']} lost; the merge at work in {counts['merged']}), {counts['undecided']} undecided")
+        return
     first, last = (int(x) for x in args.deals.split("-"))
     rules = Rules(draw_count=args.draw)
     recycle, worrying = [], []

@@ -353,6 +353,56 @@ def test_verdicts_match_a_search_without_pruning(options):
     assert compared[False] >= (0 if rules.empty_column == "any" else 3)
 
 
+# --- the twin merge of the key (module docstring) --------------------------------
+def position_key(game: Game, key_flags: int) -> tuple[int, ...]:
+    key = np.empty(solver_module.KEY_WORDS, np.int64)
+    talon_index = np.arange(core.NUM_CARDS, dtype=np.int32)  # any fixed talon numbering will do here
+    solver_module._position_key(game._state, game._rules_array, talon_index, key_flags, key,
+                                np.empty(7, np.int64), np.empty(7, np.int64))
+    return tuple(int(word) for word in key)
+
+
+def columns_with_the_rest_dealt(columns) -> Game:
+    """``columns`` (at most five), then the cards left over: 24 in the talon, the others face
+    down under one face-up card in columns 5 and 6."""
+    placed = {parse_card(text.rstrip("!")) for column in columns for text in column}
+    rest = [_text(card) for card in range(core.NUM_CARDS) if card not in placed]
+    talon, rest = rest[:24], rest[24:]
+    half = len(rest) // 2
+    piles = [[text + "!" for text in pile[:-1]] + pile[-1:] for pile in (rest[:half], rest[half:])]
+    return make_position([*columns, *[[]] * (5 - len(columns)), *piles], talon=talon)
+
+
+def test_the_key_merges_swapped_twins_off_the_head_and_exact_twins_keeps_them_apart():
+    exact = solver_module.KEY_EXACT_TWINS
+    layout = columns_with_the_rest_dealt
+    # 8S and 8C each lie on a red nine, QS and QC on red kings: swapping either pair changes no head
+    one = layout([["2D!", "9H", "8S", "7D"], ["3D!", "9D", "8C"], ["KH", "QS"], ["KD", "QC"]])
+    eights = layout([["2D!", "9H", "8C", "7D"], ["3D!", "9D", "8S"], ["KH", "QS"], ["KD", "QC"]])
+    queens = layout([["2D!", "9H", "8S", "7D"], ["3D!", "9D", "8C"], ["KH", "QC"], ["KD", "QS"]])
+    for swapped in (eights, queens):
+        assert position_key(one, 0) == position_key(swapped, 0)
+        assert position_key(one, exact) != position_key(swapped, exact)
+    # columns without face-down cards in another order: one key, with or without the twins
+    moved = layout([["2D!", "9H", "8S", "7D"], ["3D!", "9D", "8C"], ["KD", "QC"], [], ["KH", "QS"]])
+    assert position_key(one, exact) == position_key(moved, exact)
+    # heads are in the key: 8S and 8C alone on face-down cards are two keys already
+    heads = layout([["2D!", "8S"], ["3D!", "8C"]])
+    swapped = layout([["2D!", "8C"], ["3D!", "8S"]])
+    assert position_key(heads, 0) != position_key(swapped, 0)
+
+
+@pytest.mark.parametrize("options, lost, merged", [
+    ({}, 10, 10), ({"draw_count": 1}, 2, 5), ({"empty_column": "any"}, 10, 5), ({"max_passes": 2}, 20, 3),
+], ids=["draw3", "draw1", "any-empty", "two-passes"])
+def test_property_the_twin_merge_never_changes_a_verdict(options, lost, merged):
+    from klondike_env.solver_examples import twin_check
+
+    counts = twin_check(60, seed=1, node_limit=30_000, rules=Rules(**options))  # raises on a disagreement
+    # the check has teeth: lost positions decided both ways, and searches the merge changed
+    assert counts["lost"] >= lost and counts["merged"] >= merged, counts
+
+
 # --- budgets ----------------------------------------------------------------------
 def test_probes_win_deals_the_fixed_order_misses(monkeypatch):
     # Deal 41: the fixed move order spends over a million positions in a lost subtree; a
@@ -443,7 +493,7 @@ def test_a_full_best_first_store_stops_that_search_only(monkeypatch):
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
     for i in range(int(root[core.TALON_LENGTH])):
         talon_index[root[core.TALON + i]] = i
-    best = solver_module._BestFirst(root, rules.as_array(), talon_index, memory_limit_mb=4)
+    best = solver_module._BestFirst(root, rules.as_array(), talon_index, key_flags=0, memory_limit_mb=4)
     best.run(10**9)
     assert best.result == solver_module._FULL
     assert best.memory_mb <= 4 * solver_module.BEST_MEMORY_SHARE
@@ -493,6 +543,8 @@ def test_a_won_position_is_solved_with_no_actions():
     ({"rules": "draw3"}, "rules"),
     ({"probe_after": 0}, "probe_after"),
     ({"best_after": 2.5}, "best_after"),
+    ({"exact_twins": "yes"}, "exact_twins"),
+    ({"exact_twins": True, "rules": Rules(max_passes=100)}, "exact_twins needs max_passes <= 64"),
 ])
 def test_bad_arguments_say_what_is_wrong(kwargs, message):
     with pytest.raises(SolverInputError, match=message):
