@@ -40,7 +40,8 @@ def playthrough_text(deal: int, actions: Sequence[int], **env_options) -> str:
     lines += _describe(env, obs, info)
     for number, action in enumerate(actions, 1):
         if env._needs_reset:
-            raise ValueError(f"the episode ended after action {number - 1}; {len(actions) - number + 1} actions are left over")
+            left = len(actions) - number + 1
+            raise ValueError(f"the episode ended after action {number - 1}; {left} actions are left over")
         name = env.action_name(int(action))
         obs, reward, terminated, truncated, info = env.step(int(action))
         lines.append(f"--- step {number}: action {int(action)} ({name})")
@@ -53,7 +54,8 @@ def _describe(env, obs: np.ndarray, info: dict) -> list[str]:
     facts = "  ".join(f"{key} {info[key]!r}" for key in sorted(info) if key != "action_mask")
     legal = " ".join(str(a) for a in np.flatnonzero(info["action_mask"]))
     entries = " ".join(f"{i}:{obs[i]}" for i in np.flatnonzero(obs))
-    return [f"info {facts}", *(line.rstrip() for line in str(env.game).splitlines()), *_wrapped("legal", legal), *_wrapped("observation", entries)]
+    board = [line.rstrip() for line in str(env.game).splitlines()]
+    return [f"info {facts}", *board, *_wrapped("legal", legal), *_wrapped("observation", entries)]
 
 
 def _wrapped(label: str, text: str) -> list[str]:

@@ -57,7 +57,8 @@ chooses which moves to try and in what order.
   --twin-check N`` does so at scale (README "The solver"). Checked before that (session 5, a
   throwaway key of the same kind): the 273 deals of 1-2000 this key proves lost, searched
   again with the twins told apart (four times the nodes, at least 200,000): 251 proved lost
-  again, 22 ran out of budget, none won. The table is bounded: when it is full the answer is ``UNKNOWN``, never a crash.
+  again, 22 ran out of budget, none won. The table is bounded: when it is full the answer is
+  ``UNKNOWN``, never a crash.
 * **Safe foundation auto-play** (the only pruning that is not a pure symmetry). A tableau
   card ``x`` of rank ``r`` that fits its foundation is played there at once when both
   foundations of the other colour are at least ``r - 1`` high and the other foundation of
@@ -1315,7 +1316,8 @@ def solve(
     if not isinstance(exact_twins, bool):
         raise SolverInputError(f"bad exact_twins {exact_twins!r}: expected True or False")
     if exact_twins and rules.max_passes is not None and rules.max_passes > 64:
-        raise SolverInputError(f"exact_twins needs max_passes <= 64 or None (the key has 6 bits for recycles), got {rules.max_passes}")
+        raise SolverInputError(
+            f"exact_twins needs max_passes <= 64 or None (the key has 6 bits for recycles), got {rules.max_passes}")
     rules_array = rules.as_array()
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
     for i in range(int(root[TALON_LENGTH])):
