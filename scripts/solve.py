@@ -3,7 +3,7 @@
     python scripts/solve.py --deal 7                      # verdict and the moves, draw-3
     python scripts/solve.py --deal 7 --draw 1
     python scripts/solve.py --deals 1-2000 --workers 2 --csv configs/seeds/verdicts_draw3.csv
-    python scripts/solve.py --merge sweep.csv unknown_again.csv   # a deal's last row counts
+    python scripts/solve.py --merge sweep.csv unknown_again.csv   # a later file's verdict counts (UNKNOWN never replaces one)
     python scripts/solve.py --merge sweep.csv unknown_again.csv --csv merged.csv   # ... written out
 
 A sweep prints the winnability estimate with a 95% Wilson interval, counting the UNKNOWN deals
@@ -100,11 +100,22 @@ def sweep(deals, rules, args) -> None:
 
 def merge(paths: list[str], out: str | None = None) -> None:
     """Print the estimate over sweep CSVs taken together, a deal's row in a later file replacing
-    its row in an earlier one (e.g. the UNKNOWN deals of a sweep run again with a larger budget);
-    with ``out``, also write the merged rows there, in deal order."""
+    its row in an earlier one (e.g. the UNKNOWN deals of a sweep run again with a larger budget)
+    -- except that an UNKNOWN row never replaces a verdict, and two files that decide a deal
+    differently are a ``ValueError`` naming both; with ``out``, also write the merged rows there,
+    in deal order."""
     rows: dict[int, dict[str, str]] = {}
+    source: dict[int, str] = {}
+    unknown = SolveStatus.UNKNOWN.value
     for path in paths:
-        rows.update(read_verdict_rows(path))
+        for deal, row in read_verdict_rows(path).items():
+            earlier = rows.get(deal)
+            if earlier is not None and earlier["status"] != unknown:
+                if row["status"] not in (unknown, earlier["status"]):
+                    raise ValueError(f"deal {deal} is {earlier['status']} in {source[deal]} but {row['status']} in {path}")
+                if row["status"] == unknown:
+                    continue  # a budget that ran out says nothing against a verdict
+            rows[deal], source[deal] = row, path
     print(f"{len(paths)} files, deals {min(rows, default=0)}-{max(rows, default=0)}")
     print("\n".join(winnability_lines([row["status"] for row in rows.values()])))
     if out is not None:
@@ -137,7 +148,8 @@ def main(argv=None) -> int:
     which.add_argument("--deal", type=int, help="solve one deal and print its moves")
     which.add_argument("--deals", help="sweep deals, e.g. 1-1000 or 1-10,20")
     which.add_argument("--merge", nargs="+", metavar="CSV",
-                       help="print the estimate over sweep CSVs together (a deal's row in a later file wins); "
+                       help="print the estimate over sweep CSVs together (a deal's row in a later file wins, "
+                            "but UNKNOWN never replaces a verdict); "
                             "with --csv, write the merged rows there")
     parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
     parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default unlimited)")

@@ -71,3 +71,19 @@ def test_merge_refuses_a_file_that_is_not_a_sweep(tmp_path, capsys):
     assert _script().main(["--merge", str(bad)]) == 2
     assert capsys.readouterr().err.strip() == (
         f"error: bad sweep CSV {bad}: it needs the columns deal and status (scripts/solve.py --csv writes {FIELDS})")
+
+
+def test_merge_keeps_a_verdict_that_a_later_file_left_unknown(tmp_path, capsys):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\n2,UNSOLVABLE,,5,0.0,\n")
+    second.write_text(f"{FIELDS}\n1,UNKNOWN,,300,0.2,nodes\n2,UNSOLVABLE,,7,0.0,\n3,UNKNOWN,,300,0.2,nodes\n")
+    assert _script().main(["--merge", str(first), str(second)]) == 0
+    assert "deals 3: SOLVED 1, UNSOLVABLE 1, UNKNOWN 1" in capsys.readouterr().out
+
+
+def test_merge_refuses_files_that_decide_a_deal_differently(tmp_path, capsys):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\n")
+    second.write_text(f"{FIELDS}\n1,UNSOLVABLE,,7,0.0,\n")
+    assert _script().main(["--merge", str(first), str(second)]) == 2
+    assert capsys.readouterr().err.strip() == f"error: deal 1 is SOLVED in {first} but UNSOLVABLE in {second}"
