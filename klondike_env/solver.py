@@ -450,13 +450,12 @@ def _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, 
 
 
 @njit(cache=True)
-def _position_key(state, rules, talon_index, key_flags, key, values, free):
+def _position_key(state, rules, talon_index, limited, key, values, free):
     """The exact canonical key (module docstring) in ``key[0:3]`` (``values``, ``free``: scratch).
 
-    ``key_flags``: ``KEY_LIMITED`` with limited passes; ``KEY_EXACT_TWINS`` to record which
-    twin lies where too (``solve(..., exact_twins=True)``).
+    With ``solve(..., exact_twins=True)`` the callers add :func:`_twin_bits` to ``key[2]``
+    (kept out of here: this function stays small enough for the compiler to inline).
     """
-    limited = key_flags & KEY_LIMITED
     free_count = 0
     for col in range(NUM_COLUMNS):
         length = state[COLUMN_LENGTH + col]
@@ -493,8 +492,6 @@ def _position_key(state, rules, talon_index, key_flags, key, values, free):
         word2 |= np.int64(1) << talon_index[state[TALON + i]]
     if limited:
         word2 |= np.int64(state[RECYCLES]) << 28  # below 64 (solve checks max_passes)
-    if key_flags & KEY_EXACT_TWINS:
-        word2 |= _twin_bits(state) << 34
     key[0] = word0
     key[1] = word1
     key[2] = word2
@@ -701,7 +698,10 @@ def _insert_root(state, rules, talon_index, key_flags, table, epoch):
     """Put a search's root position in its (empty) table; returns the root's key."""
     key = np.empty(KEY_WORDS, np.int64)
     scratch = np.empty(2 * NUM_COLUMNS, np.int64)
-    _position_key(state, rules, talon_index, key_flags, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
+    _position_key(state, rules, talon_index, key_flags & KEY_LIMITED != 0, key, scratch[:NUM_COLUMNS],
+                  scratch[NUM_COLUMNS:])
+    if key_flags & KEY_EXACT_TWINS:
+        key[2] |= _twin_bits(state) << 34
     _table_insert(table, epoch, key)
     return key
 
@@ -735,6 +735,7 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
 def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
             table, epoch, node_stop, entry_stop, seed, spread):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
+    limited, exact_twins = key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
@@ -769,7 +770,9 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         if entries >= entry_stop:
             ctrl[_RESULT] = _FULL
             break
-        _position_key(child, rules, talon_index, key_flags, key, values, free)
+        _position_key(child, rules, talon_index, limited, key, values, free)
+        if exact_twins:
+            key[2] |= _twin_bits(child) << 34
         inserted = _table_insert(table, epoch, key)
         if inserted < 0:
             ctrl[_RESULT] = _FULL
@@ -777,7 +780,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         if inserted == 0:
             continue
         entries += 1
-        if key_flags & KEY_LIMITED == 0:
+        if not limited:
             # a position whose waste boundary is off the draw grid can reach, by draws
             # alone, the same position with each later boundary of its grid and then with
             # the grid boundary: those have a subset of its moves, so mark them as seen
@@ -967,6 +970,7 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
     The queue holds a generated position as its parent's slot and the move from it; only the
     positions expanded are stored (packed), each rebuilt from its parent when its turn comes.
     """
+    limited, exact_twins = key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
@@ -1013,7 +1017,9 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
                 ctrl[_BEST_WON] = slot
                 ctrl[_BEST_WON_MOVE] = moves[index]
                 break
-            _position_key(child, rules, talon_index, key_flags, key, values, free)
+            _position_key(child, rules, talon_index, limited, key, values, free)
+            if exact_twins:
+                key[2] |= _twin_bits(child) << 34
             inserted = _table_insert(table, epoch, key)
             if inserted < 0:
                 ctrl[_BEST_RESULT] = _FULL
