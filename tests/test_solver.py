@@ -357,8 +357,9 @@ def test_verdicts_match_a_search_without_pruning(options):
 def position_key(game: Game, key_flags: int) -> tuple[int, ...]:
     key = np.empty(solver_module.KEY_WORDS, np.int64)
     talon_index = np.arange(core.NUM_CARDS, dtype=np.int32)  # any fixed talon numbering will do here
-    solver_module._position_key(game._state, game._rules_array, talon_index, key_flags, key,
-                                np.empty(7, np.int64), np.empty(7, np.int64))
+    solver_module._search_key(game._state, game._rules_array, talon_index, bool(key_flags & solver_module.KEY_LIMITED),
+                              bool(key_flags & solver_module.KEY_EXACT_TWINS), key, np.empty(7, np.int64),
+                              np.empty(7, np.int64))
     return tuple(int(word) for word in key)
 
 
