@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from klondike_env import Game, Rules, core, parse_card
+
+
+def load_script(name: str):
+    """``scripts/<name>.py`` as a module (scripts are not a package), so tests can call its functions."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def deck_position(row: int, col: int) -> int:

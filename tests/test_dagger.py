@@ -66,12 +66,9 @@ def test_bad_beta(beta, message):
 
 
 def test_script_refuses_evaluation_deals_and_writes_a_file(tmp_path, capsys):
-    import importlib.util
+    from conftest import load_script
 
-    spec = importlib.util.spec_from_file_location("dagger_script", Path(__file__).resolve().parents[1] / "scripts/dagger.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    main = script.main
+    main = load_script("dagger").main
     assert main(["--learner", "random", "--teacher", "greedy", "--deals", "1995-2005", "--out",
                  str(tmp_path / "x.csv"), "--quiet"]) == 2
     assert "deal 1995 of the 'val' set" in capsys.readouterr().err

@@ -6,22 +6,21 @@ action name, the board text). If the change is intended, rewrite the files with
 """
 
 import difflib
-import importlib.util
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 from klondike_env.playthrough import FORMAT_LINE, playthrough_text, read_playthrough
 
+PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
+
+
 def _script():
-    """scripts/playthrough.py as a module."""
-    spec = importlib.util.spec_from_file_location("playthrough_script", Path(__file__).parents[1] / "scripts" / "playthrough.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
+    return load_script("playthrough")
 
 
-FILES = sorted((Path(__file__).parent / "playthroughs").glob("*.txt"))
+FILES = sorted(PLAYTHROUGHS.glob("*.txt"))
 
 
 def test_the_playthroughs_are_there():
@@ -39,7 +38,7 @@ def test_replaying_a_playthrough_gives_the_same_text(path):
 
 
 def test_the_solver_playthrough_ends_in_a_win_with_recycles_on_the_way():
-    text = (Path(__file__).parent / "playthroughs" / "deal3_draw3_solver.txt").read_text(encoding="utf-8")
+    text = (PLAYTHROUGHS / "deal3_draw3_solver.txt").read_text(encoding="utf-8")
     steps = text.split("\n--- step ")[1:]
     assert "reward 1.1  terminated True  truncated False" in steps[-1]
     assert "foundation 52" in steps[-1] and "won True" in steps[-1]
@@ -48,7 +47,7 @@ def test_the_solver_playthrough_ends_in_a_win_with_recycles_on_the_way():
 
 
 def test_the_variants_playthrough_pins_an_illegal_step_and_the_truncation():
-    text = (Path(__file__).parent / "playthroughs" / "deal7_variants_random.txt").read_text(encoding="utf-8")
+    text = (PLAYTHROUGHS / "deal7_variants_random.txt").read_text(encoding="utf-8")
     steps = text.split("\n--- step ")[1:]
     illegal = [step for step in steps if "illegal_action True" in step]
     assert len(illegal) == 1 and illegal[0].startswith("5: action 1 (recycle)")
@@ -58,7 +57,7 @@ def test_the_variants_playthrough_pins_an_illegal_step_and_the_truncation():
 
 def test_the_playthrough_text_changes_with_the_behaviour():
     # the check can fail: another reward scheme writes different rewards for the same actions
-    text = (Path(__file__).parent / "playthroughs" / "deal3_draw3_solver.txt").read_text(encoding="utf-8")
+    text = (PLAYTHROUGHS / "deal3_draw3_solver.txt").read_text(encoding="utf-8")
     deal, options, actions = read_playthrough(text)
     assert playthrough_text(deal, actions[:20], **{**options, "reward": "standard"}) != playthrough_text(
         deal, actions[:20], **options)

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = "deal,status,solution_length,nodes,seconds,stopped_by"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("solve_script", ROOT / "scripts/solve.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("solve")
 
 
 def test_sweep_writes_one_row_a_deal_and_the_estimate(tmp_path):
