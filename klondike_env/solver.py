@@ -497,10 +497,16 @@ def _position_key(state, rules, talon_index, limited, key, values, free):
 
 
 @njit(cache=True, inline="always")
+def _key_modes(key_flags):
+    """``key_flags`` as (limited passes, exact twins); the searches read it once, not per key."""
+    return key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0
+
+
+@njit(cache=True, inline="always")
 def _search_key(state, rules, talon_index, limited, exact_twins, key, values, free):
     """The key a search stores: :func:`_position_key`, plus :func:`_twin_bits` in ``key[2]`` with
-    ``solve(..., exact_twins=True)``. (With the bits added inside ``_position_key`` the compiler
-    stopped inlining it: deal 66's complete search ran ~12% slower.)"""
+    ``solve(..., exact_twins=True)``. (Kept apart so that ``_position_key`` stays the small plain
+    key; whether that matters for speed is below this VM's run-to-run noise, about 15%.)"""
     _position_key(state, rules, talon_index, limited, key, values, free)
     if exact_twins:
         key[2] |= _twin_bits(state) << 34
@@ -707,8 +713,8 @@ def _insert_root(state, rules, talon_index, key_flags, table, epoch):
     """Put a search's root position in its (empty) table; returns the root's key."""
     key = np.empty(KEY_WORDS, np.int64)
     scratch = np.empty(2 * NUM_COLUMNS, np.int64)
-    _search_key(state, rules, talon_index, key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0, key,
-                scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
+    limited, exact_twins = _key_modes(key_flags)
+    _search_key(state, rules, talon_index, limited, exact_twins, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
     _table_insert(table, epoch, key)
     return key
 
@@ -742,7 +748,7 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
 def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
             table, epoch, node_stop, entry_stop, seed, spread):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
-    limited, exact_twins = key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0
+    limited, exact_twins = _key_modes(key_flags)
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
@@ -975,7 +981,7 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
     The queue holds a generated position as its parent's slot and the move from it; only the
     positions expanded are stored (packed), each rebuilt from its parent when its turn comes.
     """
-    limited, exact_twins = key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0
+    limited, exact_twins = _key_modes(key_flags)
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
