@@ -64,6 +64,8 @@ class DeterminizedAgent(Agent):
                                 "of play up to and including the next move that shows a hidden card)"),
         "candidates": (int, 3, "with unit=reveal, how many of the stretches best on half the worlds are tried in all"),
         "widen": (int, 0, "with unit=reveal, worlds solved after each legal action that no solution starts with (0: off)"),
+        "by_class": (bool, False, "solve worlds over classes of positions (the solver's default since session 17); "
+                                  "off: over positions, as the agent was benchmarked"),
     }
 
     def __init__(self, **options):
@@ -197,7 +199,7 @@ class DeterminizedAgent(Agent):
         """The solver on one world under ``nodes`` (and ``budget`` seconds); counts the call."""
         self.solves += 1
         return solve(world, node_limit=nodes, time_limit=self.budget or None,
-                     probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER)
+                     probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER, by_class=self.by_class)
 
     # --- helpers ------------------------------------------------------------------
     def _solve_worlds(self, view: PlayerView) -> list[tuple[Game, list[int]]]:

@@ -89,7 +89,7 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are budget, candidates, check, keep, nodes, retry, reveal_margin, "
+        ("determinized:sample=2", "allowed options are budget, by_class, candidates, check, keep, nodes, retry, reveal_margin, "
                                   "samples, scout, tie_margin, tiebreak, unit, widen"),
         ("determinized:unit=move", "bad value 'move' for option 'unit' of agent 'determinized': allowed values are action, reveal"),
         ("determinized:tiebreak=best", "bad value 'best' for option 'tiebreak' of agent 'determinized': allowed values are solver, greedy"),

@@ -306,8 +306,9 @@ def _text(card: int) -> str:
     return "A23456789TJQK"[card % 13] + "CDHS"[card // 13]
 
 
-def compare_with_brute_force(rules: Rules, seed: int) -> dict[bool, int]:
-    """Solve 60 random endgames; each decided one must match the brute force (and replay)."""
+def compare_with_brute_force(rules: Rules, seed: int, **options) -> dict[bool, int]:
+    """Solve 60 random endgames (``solve(game, **options)``); each decided one must match the
+    brute force (and replay)."""
     rng = np.random.default_rng(seed)
     compared = {True: 0, False: 0}
     for _ in range(60):
@@ -315,7 +316,7 @@ def compare_with_brute_force(rules: Rules, seed: int) -> dict[bool, int]:
         truth = brute_force_winnable(game)
         if truth is None:
             continue
-        result = solve(game)
+        result = solve(game, **options)
         assert result.status == (SolveStatus.SOLVED if truth else SolveStatus.UNSOLVABLE), game
         if truth:
             assert_replays_to_a_win(game, result)
@@ -341,13 +342,15 @@ def compare_with_verdict_file(deals=range(1, 41), node_limit: int = 40_000) -> i
 
 
 # Worrying back is off here: with it, every home card can come back down and the plain
-# search drowns; the hand-built positions above cover it.
+# search drowns; the hand-built positions above cover it. Both complete searches: over
+# classes (the default) and over positions (by_class=False).
+@pytest.mark.parametrize("by_class", [True, False], ids=["classes", "positions"])
 @pytest.mark.parametrize("options", [{}, {"draw_count": 1}, {"max_passes": 2}, {"max_passes": 1, "draw_count": 1},
                                      {"empty_column": "any"}],
                          ids=["draw3", "draw1", "two-passes", "one-pass-draw1", "any-empty"])
-def test_verdicts_match_a_search_without_pruning(options):
+def test_verdicts_match_a_search_without_pruning(options, by_class):
     rules = Rules(foundation_to_tableau=False, **options)
-    compared = compare_with_brute_force(rules, seed=2026)
+    compared = compare_with_brute_force(rules, seed=2026, by_class=by_class)
     assert compared[True] >= 20
     # with any card allowed on an empty column these small positions are all winnable
     assert compared[False] >= (0 if rules.empty_column == "any" else 3)
@@ -402,6 +405,65 @@ def test_property_the_twin_merge_never_changes_a_verdict(options, lost, merged):
     counts = twin_check(60, seed=1, node_limit=30_000, rules=Rules(**options))  # raises on a disagreement
     # the check has teeth: lost positions decided both ways, and searches the merge changed
     assert counts["lost"] >= lost and counts["merged"] >= merged, counts
+
+
+# --- the class search (klondike_env/quotient_search.py) -----------------------------
+def covered_nine_position() -> Game:
+    """9H (next on hearts) lies under 8C, which cannot go home (7C is face down under TH, and
+    TH can only go home after 9H); 8C's other holder, 9D, is uncovered. Everything else is in
+    the talon and goes home from it."""
+    columns = [["9H", "8C"], ["9D"], ["JC!", "7C!", "TH"]]
+    talon = ["TD", "JD", "QD", "KD", "JH", "QH", "KH", "9C", "TC", "QC", "KC"]
+    return make_position(columns, foundations=(6, 8, 8, 13), talon=talon)
+
+
+def test_class_sets_count_what_every_arrangement_shares():
+    from klondike_env import quotient_search as qs
+
+    game = covered_nine_position()
+    state, column_cards, down_masks = qs.root_class(game._state)
+    assert list(state[core.COLUMN_DOWN : core.COLUMN_DOWN + 7]) == [0, 0, 2, -1, -1, -1, -1]
+    face_up, sitters, empty = qs._class_sets(state, column_cards, down_masks)
+    cards = {text: 1 << parse_card(text) for text in ("9H", "8C", "9D", "TH", "7C", "JC")}
+    assert face_up == cards["9H"] | cards["8C"] | cards["9D"] | cards["TH"]
+    assert sitters == cards["8C"]  # 9H, 9D and TH are their columns' bases
+    assert empty == 4
+    # 8C lies on 9H here, but could lie on 9D: 9H can be uncovered; with 9D home it could not
+    assert qs._can_uncover(parse_card("9H"), face_up, sitters)
+    assert not qs._can_uncover(parse_card("9H"), face_up & ~cards["9D"], sitters)
+    # a black eight arriving finds a red nine free whichever 8C takes, but not with 9D gone
+    assert qs._room_for(parse_card("8S"), face_up, sitters, empty)
+    assert not qs._room_for(parse_card("8S"), face_up & ~cards["9D"], sitters, empty)
+    assert qs._room_for(parse_card("KS"), face_up, sitters, empty)
+
+
+def test_a_covered_card_goes_home_after_one_move_within_its_class():
+    from klondike_env import quotient_search as qs
+
+    game = covered_nine_position()
+    home = (qs.CARD_HOME << qs._KIND_SHIFT) | (parse_card("9H") << qs._ARG_SHIFT)
+    actions = qs.realize(game._state, game._rules_array, [home])
+    # 8C onto 9D (column 0 -> 1), 9H home; then nothing is safe to auto-play (TH needs the black nines)
+    assert actions == [core.column_action(0, 1), core.COLUMN_TO_FOUNDATION + 0]
+    assert_replays_to_a_win(game, solve(game))
+
+
+def test_the_class_search_proves_a_loss_the_position_search_needs_millions_for():
+    # deal 198 is lost: about 566,000 classes against over 4 million positions
+    assert solve(198, node_limit=1_000_000, probe_after=10**9, best_after=10**9).status == SolveStatus.UNSOLVABLE
+    cut = solve(198, node_limit=1_000_000, probe_after=10**9, best_after=10**9, by_class=False)
+    assert cut.status == SolveStatus.UNKNOWN
+
+
+@pytest.mark.parametrize("options, won, lost", [
+    ({}, 20, 15), ({"draw_count": 1}, 30, 5), ({"max_passes": 2}, 1, 40), ({"foundation_to_tableau": False}, 15, 20),
+], ids=["draw3", "draw1", "two-passes", "no-worrying-back"])
+def test_property_the_class_search_agrees_with_the_position_search(options, won, lost):
+    from klondike_env.solver_examples import class_check
+
+    # raises on a disagreement, or on a solution of either search that does not replay
+    counts = class_check(60, seed=3, node_limit=30_000, rules=Rules(**options))
+    assert counts["won"] >= won and counts["lost"] >= lost and counts["merged"] >= 15, counts
 
 
 # --- budgets ----------------------------------------------------------------------
