@@ -118,6 +118,7 @@ from klondike_env.solver import (
     _WON,
     KEY_WORDS,
     _add_move,
+    _mark_later_boundaries,
     _safe_to_foundation,
     _shuffle_moves,
     _table_insert,
@@ -129,6 +130,7 @@ _ARG_SHIFT = 23
 WASTE_HOME, WASTE_OUT, CARD_HOME, BASE_AWAY, FOUNDATION_OUT = 0, 1, 2, 3, 4
 _KIND_MASK = 7
 _ARG_MASK = 63
+_PLACE = 32  # card_place[card] = column * _PLACE + depth for a column's own cards, else -1
 
 
 def _card_tables():
@@ -214,38 +216,47 @@ def _can_uncover(card, face_up, sitters):
     return _count2(face_up & _TWINS[card]) - _count2(sitters & _LYING_ON[card]) >= 1
 
 
+@njit(cache=True, inline="always")
+def _in_face_up(state, card_place, card):
+    """Whether ``card``, not home, is a face-up tableau card: not face down, not in the talon."""
+    place = card_place[card]
+    if place >= 0 and place % _PLACE < state[COLUMN_DOWN + place // _PLACE]:
+        return False
+    for i in range(state[TALON_LENGTH]):
+        if state[TALON + i] == card:
+            return False
+    return True
+
+
 @njit(cache=True)
-def _card_home(state, column_cards, card):
+def _card_home(state, column_cards, card_place, card):
     """Send ``card`` of ``F`` to its foundation; a base's column turns its next card up."""
-    suit = card // NUM_RANKS
-    state[FOUNDATION + suit] += 1
-    for col in range(NUM_COLUMNS):
-        down = state[COLUMN_DOWN + col]
-        if down >= 0 and column_cards[col, down] == card:
-            state[COLUMN_DOWN + col] = down - 1
-            _normalise(state, column_cards, col)
-            return
+    state[FOUNDATION + card // NUM_RANKS] += 1
+    place = card_place[card]
+    if place >= 0 and state[COLUMN_DOWN + place // _PLACE] == place % _PLACE:
+        col = place // _PLACE
+        state[COLUMN_DOWN + col] -= 1
+        _normalise(state, column_cards, col)
 
 
 @njit(cache=True)
-def _class_auto_play(state, column_cards, down_masks):
+def _class_auto_play(state, column_cards, card_place):
     """The safe auto-play (solver.py's rule) on every card of ``F``."""
     moved = True
     while moved:
         moved = False
-        face_up, _, _ = _class_sets(state, column_cards, down_masks)
         for suit in range(NUM_SUITS):
             height = state[FOUNDATION + suit]
             if height == NUM_RANKS:
                 continue
             card = NUM_RANKS * suit + height
-            if (face_up >> card) & 1 and _safe_to_foundation(state, card):
-                _card_home(state, column_cards, card)
+            if _safe_to_foundation(state, card) and _in_face_up(state, card_place, card):
+                _card_home(state, column_cards, card_place, card)
                 moved = True
 
 
 @njit(cache=True)
-def _apply_class_move(state, rules, column_cards, down_masks, move):
+def _apply_class_move(state, rules, column_cards, card_place, move):
     for _ in range((move >> _BEFORE_SHIFT) & _COUNT_MASK):
         core.apply_action(state, rules, DRAW)
     if (move >> _RECYCLE_SHIFT) & 1:
@@ -259,13 +270,13 @@ def _apply_class_move(state, rules, column_cards, down_masks, move):
     elif kind == WASTE_OUT:
         core._pop_waste(state)
     elif kind == CARD_HOME:
-        _card_home(state, column_cards, arg)
+        _card_home(state, column_cards, card_place, arg)
     elif kind == BASE_AWAY:
         state[COLUMN_DOWN + arg] -= 1
         _normalise(state, column_cards, arg)
     else:
         state[FOUNDATION + arg] -= 1
-    _class_auto_play(state, column_cards, down_masks)
+    _class_auto_play(state, column_cards, card_place)
 
 
 @njit(cache=True)
@@ -345,11 +356,11 @@ def _class_key(state, rules, talon_index, limited, key):
 
 
 @njit(cache=True)
-def _class_start(root_class, rules, column_cards, down_masks, states, moves, scores, move_counts, move_next, ctrl,
-                 talon_index, limited, table, epoch, seed, spread):
+def _class_start(root_class, rules, column_cards, down_masks, card_place, states, moves, scores, move_counts,
+                 move_next, ctrl, talon_index, limited, table, epoch, seed, spread):
     state = states[0]
     state[:] = root_class
-    _class_auto_play(state, column_cards, down_masks)
+    _class_auto_play(state, column_cards, card_place)
     ctrl[:] = 0
     if core.is_won(state):
         ctrl[_RESULT] = _WON
@@ -367,8 +378,8 @@ def _class_start(root_class, rules, column_cards, down_masks, states, moves, sco
 
 
 @njit(cache=True)
-def _class_search(rules, column_cards, down_masks, states, moves, scores, move_counts, move_next, ctrl, talon_index,
-                  limited, table, epoch, node_stop, entry_stop, seed, spread):
+def _class_search(rules, column_cards, down_masks, card_place, states, moves, scores, move_counts, move_next, ctrl,
+                  talon_index, limited, table, epoch, node_stop, entry_stop, seed, spread):
     """Depth-first search of the class graph until a win, exhaustion, or ``node_stop`` nodes
     (resumable; the same control slots as solver._search; ``seed`` != 0: a probe's shuffled
     move order, as there)."""
@@ -393,8 +404,8 @@ def _class_search(rules, column_cards, down_masks, states, moves, scores, move_c
             ctrl[_CUT] = 1
             continue
         child = states[depth + 1]
-        child[:] = states[depth]
-        _apply_class_move(child, rules, column_cards, down_masks, moves[depth, index])
+        child[COLUMN_DOWN:] = states[depth][COLUMN_DOWN:]  # the class leaves the tableau slots unused
+        _apply_class_move(child, rules, column_cards, card_place, moves[depth, index])
         if core.is_won(child):
             depth += 1
             ctrl[_RESULT] = _WON
@@ -410,6 +421,9 @@ def _class_search(rules, column_cards, down_masks, states, moves, scores, move_c
         if inserted == 0:
             continue
         entries += 1
+        if not limited:  # as solver._search (the boundary is word 0's bits 51-55)
+            entries = _mark_later_boundaries(table, epoch, key, 0, 51, child[TALON_LENGTH], rules[RULE_DRAW_COUNT],
+                                             entries, entry_stop)
         nodes += 1
         depth += 1
         move_counts[depth] = _generate_class_moves(child, rules, column_cards, down_masks, moves[depth],
@@ -422,11 +436,13 @@ def _class_search(rules, column_cards, down_masks, states, moves, scores, move_c
     ctrl[_ENTRIES] = entries
 
 
-def root_class(root: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def root_class(root: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A position's class state (a copy whose ``COLUMN_DOWN`` entries hold ``down``), the
-    columns' own cards (``column_cards[k, d]``: depth ``d`` of column ``k``, for ``d <= down[k]``)
-    and ``down_masks[k, d]`` (the mask of column ``k``'s cards below depth ``d``)."""
+    columns' own cards (``column_cards[k, d]``: depth ``d`` of column ``k``, for ``d <= down[k]``),
+    ``down_masks[k, d]`` (the mask of column ``k``'s cards below depth ``d``) and ``card_place``
+    (each own card's column and depth, ``-1`` for the other cards)."""
     state = root.copy()
+    card_place = np.full(NUM_CARDS, -1, np.int32)
     column_cards = np.full((NUM_COLUMNS, COLUMN_SLOTS), -1, np.int32)
     down_masks = np.zeros((NUM_COLUMNS, COLUMN_SLOTS + 1), np.int64)
     for col in range(NUM_COLUMNS):
@@ -434,11 +450,12 @@ def root_class(root: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         down = int(root[COLUMN_DOWN + col]) if length > 0 else -1
         for depth in range(down + 1):
             column_cards[col, depth] = root[TABLEAU + COLUMN_SLOTS * col + depth]
+            card_place[column_cards[col, depth]] = _PLACE * col + depth
         for depth in range(1, down + 1):
             down_masks[col, depth] = down_masks[col, depth - 1] | (1 << int(column_cards[col, depth - 1]))
         state[COLUMN_DOWN + col] = down
         _normalise(state, column_cards, col)
-    return state, column_cards, down_masks
+    return state, column_cards, down_masks, card_place
 
 
 def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]:

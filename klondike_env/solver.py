@@ -804,25 +804,8 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
             continue
         entries += 1
         if not limited:
-            # a position whose waste boundary is off the draw grid can reach, by draws
-            # alone, the same position with each later boundary of its grid and then with
-            # the grid boundary: those have a subset of its moves, so mark them as seen
-            boundary = (key[1] >> 45) & 31
-            if boundary > 0:
-                talon_length = child[TALON_LENGTH]
-                draw_count = rules[RULE_DRAW_COUNT]
-                cleared = key[1] & ~(np.int64(31) << 45)
-                later = boundary + draw_count
-                # marking is optional: it leaves at least half the table to expanded positions
-                while entries < entry_stop // 2:
-                    key[1] = cleared | (np.int64(later if later < talon_length else 0) << 45)
-                    marked = _table_insert(table, epoch, key)
-                    if marked < 0:
-                        break
-                    entries += marked
-                    if later >= talon_length:
-                        break
-                    later += draw_count
+            entries = _mark_later_boundaries(table, epoch, key, 1, 45, child[TALON_LENGTH], rules[RULE_DRAW_COUNT],
+                                             entries, entry_stop)
         nodes += 1
         depth += 1
         move_counts[depth] = _generate_moves(child, rules, moves[depth], scores[depth], reached)
@@ -832,6 +815,30 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
     ctrl[_DEPTH] = depth
     ctrl[_NODES] = nodes
     ctrl[_ENTRIES] = entries
+
+
+@njit(cache=True)
+def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_count, entries, entry_stop):
+    """With unlimited passes, a position whose waste boundary (``key[word]``'s 5 bits at
+    ``shift``) is off the draw grid can reach, by draws alone, the same position with each
+    later boundary of its grid and then with the grid boundary: those have a subset of its
+    moves, so mark them as seen (module docstring). Returns the entries used. Marking is
+    optional: it leaves at least half the table to expanded positions."""
+    boundary = (key[word] >> shift) & 31
+    if boundary == 0:
+        return entries
+    cleared = key[word] & ~(np.int64(31) << shift)
+    later = boundary + draw_count
+    while entries < entry_stop // 2:
+        key[word] = cleared | (np.int64(later if later < talon_length else 0) << shift)
+        marked = _table_insert(table, epoch, key)
+        if marked < 0:
+            break
+        entries += marked
+        if later >= talon_length:
+            break
+        later += draw_count
+    return entries
 
 
 @njit(cache=True)
@@ -1263,15 +1270,17 @@ class _ClassDepthFirst(_DepthFirst):
             self.ctrl[_RESULT] = _EXHAUSTED
             self.ctrl[_NODES] = self.ctrl[_ENTRIES] = 1
             return
-        root_class, self.column_cards, self.down_masks = quotient_search.root_class(played)
-        quotient_search._class_start(root_class, rules_array, self.column_cards, self.down_masks, self.states,
+        root_class, self.column_cards, self.down_masks, self.card_place = quotient_search.root_class(played)
+        quotient_search._class_start(root_class, rules_array, self.column_cards, self.down_masks, self.card_place,
+                                     self.states,
                                      self.moves, self.scores, self.move_counts, self.move_next, self.ctrl,
                                      talon_index, self.limited, table.keys, self.epoch, self.seed, spread)
 
     def run(self, nodes: int) -> None:
         from klondike_env import quotient_search
 
-        quotient_search._class_search(self.rules_array, self.column_cards, self.down_masks, self.states,
+        quotient_search._class_search(self.rules_array, self.column_cards, self.down_masks, self.card_place,
+                                      self.states,
                                       self.moves, self.scores, self.move_counts, self.move_next, self.ctrl,
                                       self.talon_index, self.limited, self.table.keys, self.epoch,
                                       self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread)

@@ -421,7 +421,7 @@ def test_class_sets_count_what_every_arrangement_shares():
     from klondike_env import quotient_search as qs
 
     game = covered_nine_position()
-    state, column_cards, down_masks = qs.root_class(game._state)
+    state, column_cards, down_masks, _ = qs.root_class(game._state)
     assert list(state[core.COLUMN_DOWN : core.COLUMN_DOWN + 7]) == [0, 0, 2, -1, -1, -1, -1]
     face_up, sitters, empty = qs._class_sets(state, column_cards, down_masks)
     cards = {text: 1 << parse_card(text) for text in ("9H", "8C", "9D", "TH", "7C", "JC")}
