@@ -131,6 +131,11 @@ WASTE_HOME, WASTE_OUT, CARD_HOME, BASE_AWAY, FOUNDATION_OUT = 0, 1, 2, 3, 4
 _KIND_MASK = 7
 _ARG_MASK = 63
 _PLACE = 32  # card_place[card] = column * _PLACE + depth for a column's own cards, else -1
+# A class state keeps the talon's cards as a 52-bit mask too, in two of the tableau slots it
+# does not otherwise use (26 bits each), so membership and the key cost no loop over the talon.
+_TALON_MASK = TABLEAU
+_COPIED_LOW = _TALON_MASK + 2  # a child copies slots [0, _COPIED_LOW) and [COLUMN_DOWN, end)
+_HALF = 26
 
 
 def _card_tables():
@@ -177,6 +182,17 @@ def _normalise(state, column_cards, col):
         state[COLUMN_DOWN + col] = -1
 
 
+@njit(cache=True, inline="always")
+def _talon_cards(state):
+    return np.int64(state[_TALON_MASK]) | (np.int64(state[_TALON_MASK + 1]) << _HALF)
+
+
+@njit(cache=True, inline="always")
+def _set_talon_cards(state, cards):
+    state[_TALON_MASK] = cards & ((1 << _HALF) - 1)
+    state[_TALON_MASK + 1] = cards >> _HALF
+
+
 @njit(cache=True)
 def _class_sets(state, column_cards, down_masks):
     """``(F, N, empty)``: the face-up tableau cards, those that are not bases, and the empty
@@ -184,8 +200,7 @@ def _class_sets(state, column_cards, down_masks):
     out = np.int64(0)  # cards home, in the talon or face down
     for suit in range(NUM_SUITS):
         out |= _SUIT_HOME[suit, state[FOUNDATION + suit]]
-    for i in range(state[TALON_LENGTH]):
-        out |= np.int64(1) << state[TALON + i]
+    out |= _talon_cards(state)
     bases = np.int64(0)
     free_columns = 0
     for col in range(NUM_COLUMNS):
@@ -222,10 +237,7 @@ def _in_face_up(state, card_place, card):
     place = card_place[card]
     if place >= 0 and place % _PLACE < state[COLUMN_DOWN + place // _PLACE]:
         return False
-    for i in range(state[TALON_LENGTH]):
-        if state[TALON + i] == card:
-            return False
-    return True
+    return (_talon_cards(state) >> card) & 1 == 0
 
 
 @njit(cache=True)
@@ -257,18 +269,21 @@ def _class_auto_play(state, column_cards, card_place):
 
 @njit(cache=True)
 def _apply_class_move(state, rules, column_cards, card_place, move):
-    for _ in range((move >> _BEFORE_SHIFT) & _COUNT_MASK):
-        core.apply_action(state, rules, DRAW)
+    # the recipe's draws and recycle, in one step (realize plays them one by one)
+    draw_count = rules[RULE_DRAW_COUNT]
     if (move >> _RECYCLE_SHIFT) & 1:
-        core.apply_action(state, rules, RECYCLE)
-    for _ in range((move >> _AFTER_SHIFT) & _COUNT_MASK):
-        core.apply_action(state, rules, DRAW)
+        state[RECYCLES] += 1
+        boundary = ((move >> _AFTER_SHIFT) & _COUNT_MASK) * draw_count
+    else:
+        boundary = state[WASTE_LENGTH] + ((move >> _BEFORE_SHIFT) & _COUNT_MASK) * draw_count
+    state[WASTE_LENGTH] = min(boundary, state[TALON_LENGTH])
     kind = (move >> _KIND_SHIFT) & _KIND_MASK
     arg = (move >> _ARG_SHIFT) & _ARG_MASK
-    if kind == WASTE_HOME:
-        core.apply_action(state, rules, WASTE_TO_FOUNDATION)
-    elif kind == WASTE_OUT:
-        core._pop_waste(state)
+    if kind == WASTE_HOME or kind == WASTE_OUT:
+        card = core._pop_waste(state)
+        _set_talon_cards(state, _talon_cards(state) & ~(np.int64(1) << card))
+        if kind == WASTE_HOME:
+            state[FOUNDATION + card // NUM_RANKS] += 1
     elif kind == CARD_HOME:
         _card_home(state, column_cards, card_place, arg)
     elif kind == BASE_AWAY:
@@ -335,9 +350,9 @@ def _generate_class_moves(state, rules, column_cards, down_masks, moves, scores,
 
 
 @njit(cache=True)
-def _class_key(state, rules, talon_index, limited, key):
+def _class_key(state, rules, limited, key):
     """The class as three words: the columns' ``down`` and the foundations and waste boundary;
-    the talon cards left; the recycles (limited passes only)."""
+    the talon cards left (as a card mask); the recycles (limited passes only)."""
     word0 = np.int64(0)
     for col in range(NUM_COLUMNS):
         word0 |= np.int64(state[COLUMN_DOWN + col] + 1) << (5 * col)  # hand-built columns: up to 18 down
@@ -347,17 +362,14 @@ def _class_key(state, rules, talon_index, limited, key):
     if not limited and (boundary % rules[RULE_DRAW_COUNT] == 0 or boundary == state[TALON_LENGTH]):
         boundary = 0  # draws and recycles alone lead from each of these to all the others
     word0 |= np.int64(boundary) << 51
-    word1 = np.int64(0)
-    for i in range(state[TALON_LENGTH]):
-        word1 |= np.int64(1) << talon_index[state[TALON + i]]
     key[0] = word0
-    key[1] = word1
+    key[1] = _talon_cards(state)
     key[2] = state[RECYCLES] if limited else 0
 
 
 @njit(cache=True)
 def _class_start(root_class, rules, column_cards, down_masks, card_place, states, moves, scores, move_counts,
-                 move_next, ctrl, talon_index, limited, table, epoch, seed, spread):
+                 move_next, ctrl, limited, table, epoch, seed, spread):
     state = states[0]
     state[:] = root_class
     _class_auto_play(state, column_cards, card_place)
@@ -366,7 +378,7 @@ def _class_start(root_class, rules, column_cards, down_masks, card_place, states
         ctrl[_RESULT] = _WON
         return
     key = np.empty(KEY_WORDS, np.int64)
-    _class_key(state, rules, talon_index, limited, key)
+    _class_key(state, rules, limited, key)
     _table_insert(table, epoch, key)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
@@ -379,7 +391,7 @@ def _class_start(root_class, rules, column_cards, down_masks, card_place, states
 
 @njit(cache=True)
 def _class_search(rules, column_cards, down_masks, card_place, states, moves, scores, move_counts, move_next, ctrl,
-                  talon_index, limited, table, epoch, node_stop, entry_stop, seed, spread):
+                  limited, table, epoch, node_stop, entry_stop, seed, spread):
     """Depth-first search of the class graph until a win, exhaustion, or ``node_stop`` nodes
     (resumable; the same control slots as solver._search; ``seed`` != 0: a probe's shuffled
     move order, as there)."""
@@ -404,7 +416,8 @@ def _class_search(rules, column_cards, down_masks, card_place, states, moves, sc
             ctrl[_CUT] = 1
             continue
         child = states[depth + 1]
-        child[COLUMN_DOWN:] = states[depth][COLUMN_DOWN:]  # the class leaves the tableau slots unused
+        child[:_COPIED_LOW] = states[depth][:_COPIED_LOW]  # the class leaves the other tableau slots unused
+        child[COLUMN_DOWN:] = states[depth][COLUMN_DOWN:]
         _apply_class_move(child, rules, column_cards, card_place, moves[depth, index])
         if core.is_won(child):
             depth += 1
@@ -413,7 +426,7 @@ def _class_search(rules, column_cards, down_masks, card_place, states, moves, sc
         if entries >= entry_stop:
             ctrl[_RESULT] = _FULL
             break
-        _class_key(child, rules, talon_index, limited, key)
+        _class_key(child, rules, limited, key)
         inserted = _table_insert(table, epoch, key)
         if inserted < 0:
             ctrl[_RESULT] = _FULL
@@ -442,6 +455,8 @@ def root_class(root: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     ``down_masks[k, d]`` (the mask of column ``k``'s cards below depth ``d``) and ``card_place``
     (each own card's column and depth, ``-1`` for the other cards)."""
     state = root.copy()
+    state[TABLEAU:COLUMN_LENGTH] = -1  # the class reads no tableau slot but the talon mask's two
+    _set_talon_cards(state, sum(1 << int(card) for card in root[TALON : TALON + root[TALON_LENGTH]]))
     card_place = np.full(NUM_CARDS, -1, np.int32)
     column_cards = np.full((NUM_COLUMNS, COLUMN_SLOTS), -1, np.int32)
     down_masks = np.zeros((NUM_COLUMNS, COLUMN_SLOTS + 1), np.int64)

@@ -1272,17 +1272,15 @@ class _ClassDepthFirst(_DepthFirst):
             return
         root_class, self.column_cards, self.down_masks, self.card_place = quotient_search.root_class(played)
         quotient_search._class_start(root_class, rules_array, self.column_cards, self.down_masks, self.card_place,
-                                     self.states,
-                                     self.moves, self.scores, self.move_counts, self.move_next, self.ctrl,
-                                     talon_index, self.limited, table.keys, self.epoch, self.seed, spread)
+                                     self.states, self.moves, self.scores, self.move_counts, self.move_next,
+                                     self.ctrl, self.limited, table.keys, self.epoch, self.seed, spread)
 
     def run(self, nodes: int) -> None:
         from klondike_env import quotient_search
 
         quotient_search._class_search(self.rules_array, self.column_cards, self.down_masks, self.card_place,
-                                      self.states,
-                                      self.moves, self.scores, self.move_counts, self.move_next, self.ctrl,
-                                      self.talon_index, self.limited, self.table.keys, self.epoch,
+                                      self.states, self.moves, self.scores, self.move_counts, self.move_next,
+                                      self.ctrl, self.limited, self.table.keys, self.epoch,
                                       self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread)
 
     def solution(self) -> list[int]:
