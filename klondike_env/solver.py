@@ -246,7 +246,9 @@ class SolveResult:
 
     ``actions`` (only when SOLVED) replay with ``Game.step`` from the solved position to a
     win. ``stopped_by`` names the budget that ran out (``"nodes"``, ``"time"``, ``"memory"``,
-    ``"depth"``) when the status is UNKNOWN, else ``None``. ``table_mb`` is the memory the
+    ``"depth"``) when the status is UNKNOWN, else ``None``. ``nodes`` counts what the searches
+    expanded: classes of positions for the class searches, positions for the others
+    (``solve``'s ``node_limit`` counts the same). ``table_mb`` is the memory the
     transposition tables' used entries take, plus the best-first search's stored positions
     (the peak, since entries are never freed).
     """
@@ -1120,7 +1122,11 @@ def prepare(memory_limit_mb: float = DEFAULT_MEMORY_MB, node_limit: int | None =
         tables.append(_table_for(_best_capacity(memory_limit_mb), "best"))
     for table in tables:
         table.keys.fill(0)  # touch every page now (the OS hands out zeroed pages lazily)
-    solve(0, node_limit=10)
+    # compile (or load) every search's kernels: deal 1 runs past the point where the probes and
+    # the best-first search join, over classes and over positions
+    warm_up = 3 * max(PROBE_AFTER, BEST_AFTER) + 1000
+    for by_class in (True, False):
+        solve(1, node_limit=warm_up, memory_limit_mb=min(memory_limit_mb, 64), by_class=by_class)
 
 
 def _best_capacity(memory_limit_mb: float) -> int:
@@ -1299,7 +1305,7 @@ class _ClassDepthFirst(_DepthFirst):
 # BEST_SLOT_BYTES; deal 104 expanded 1.2M positions and queued 1.5M to win, docs/speed.md "Solver",
 # session 12).
 BEST_AFTER = 2_000
-BEST_SHARE = 1.0
+BEST_SHARE = 0.25  # a quarter since session 17, when the complete search went over classes (docs/speed.md "Solver")
 BEST_MEMORY_SHARE = 0.5
 BEST_QUEUE_BYTES = 8 + 4 + 4  # a queued position: heap key, parent's slot, move
 BEST_SLOT_BYTES = PACKED_SIZE + 4 + 4 + 4  # an expanded position: packed, parent's slot, move, depth

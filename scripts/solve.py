@@ -67,8 +67,9 @@ def warm_up(memory_mb: float, node_limit: int | None) -> None:
 
 
 def _solve_one(job: tuple) -> tuple:
-    deal, rules, time_limit, node_limit, memory_mb = job
-    result = solve(deal, rules, time_limit=time_limit, node_limit=node_limit, memory_limit_mb=memory_mb)
+    deal, rules, time_limit, node_limit, memory_mb, by_class = job
+    result = solve(deal, rules, time_limit=time_limit, node_limit=node_limit, memory_limit_mb=memory_mb,
+                   by_class=by_class)
     return (deal, result.status.value, len(result.actions) if result.status == SolveStatus.SOLVED else "",
             result.nodes, f"{result.seconds:.4f}", result.stopped_by or "")
 
@@ -76,7 +77,7 @@ def _solve_one(job: tuple) -> tuple:
 def sweep(deals, rules, args) -> None:
     from tqdm import tqdm
 
-    jobs = [(deal, rules, args.time_limit, args.node_limit, args.memory_mb) for deal in deals]
+    jobs = [(deal, rules, args.time_limit, args.node_limit, args.memory_mb, not args.positions) for deal in deals]
     path = Path(args.csv or f"solve_draw{rules.draw_count}.csv")
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -92,7 +93,8 @@ def sweep(deals, rules, args) -> None:
     wall = time.perf_counter() - started
     seconds = sorted(float(row[4]) for row in rows)
     print(f"rules: {rules}; limits: time {args.time_limit} s, nodes {args.node_limit}, "
-          f"table {args.memory_mb} MB per worker; {args.workers} workers")
+          f"table {args.memory_mb} MB per worker; {args.workers} workers; search over "
+          f"{'positions' if args.positions else 'classes'}")
     print("\n".join(winnability_lines([row[1] for row in rows])))
     print(f"seconds per deal: median {seconds[len(seconds) // 2]:.3f}, mean {sum(seconds) / len(seconds):.3f}, "
           f"max {seconds[-1]:.3f}; wall {wall:.0f} s; CSV {path}")
@@ -129,10 +131,10 @@ def merge(paths: list[str], out: str | None = None) -> None:
 def show_one(deal: int, rules: Rules, args) -> None:
     warm_up(args.memory_mb, args.node_limit)
     result = solve(deal, rules, time_limit=args.time_limit, node_limit=args.node_limit,
-                   memory_limit_mb=args.memory_mb)
+                   memory_limit_mb=args.memory_mb, by_class=not args.positions)
     extra = f", stopped by {result.stopped_by}" if result.stopped_by else ""
     print(f"deal {deal} ({rules}): {result.status.value} in {result.seconds:.3f} s, "
-          f"{result.nodes:,} positions{extra}")
+          f"{result.nodes:,} nodes expanded{extra}")
     if result.status != SolveStatus.SOLVED:
         return
     game = Game.new(deal, rules)
@@ -158,6 +160,8 @@ def main(argv=None) -> int:
     parser.add_argument("--node-limit", type=int, default=None, help="positions per deal (default none)")
     parser.add_argument("--memory-mb", type=float, default=512, help="transposition table per worker (default 512)")
     parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv), or --merge's output")
+    parser.add_argument("--positions", action="store_true",
+                        help="search positions, not classes of positions (solve's by_class=False, as before session 17)")
     args = parser.parse_args(argv)
     try:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes)
