@@ -36,10 +36,13 @@ which empty column each free king is in. Hence, in *every* arrangement of a clas
 
 Class moves
 -----------
-A move of the game changes the class exactly when a card leaves the talon, a foundation, or
-``F`` (to a foundation), or a base leaves its place; every other move re-arranges ``F`` within
-the class. So the class moves are (each with the draws and recycle that bring a talon card up,
-as the position search's talon macro moves; the same argument shows they lose nothing):
+Besides draws and recycles (which move only the waste boundary), a move of the game changes
+the class exactly when a card leaves the talon, a foundation, or ``F`` (to a foundation), or a
+base leaves its place; every other move -- a run headed by a sitter onto another holder, a free
+king's run into another empty column -- re-arranges ``F`` within the class. So the class moves
+are (each with the draws and recycle that bring a talon card up, as the position search's talon
+macro moves: draws commute with every other move, so a line can always draw just before it
+plays from the waste, and nothing is lost):
 
 * the waste top to its foundation; the waste top into the tableau (a king: some empty column;
   any other card: its group has ``spare >= 1``);
@@ -55,16 +58,21 @@ and the position search's safe auto-play, applied to every card of ``F`` (safe m
 other-colour cards one rank down are home, so nothing can lie on it: it is uncovered in every
 arrangement, and the position search plays the same cards).
 
-**Why searching classes decides the position.** (1) Every line of play projects onto a line of
-class moves: drop the moves within a class; each other move is one of the class moves above,
-legal from the class because it was legal from the arrangement the line was in. (2) Conversely,
-every class move can be played from *every* arrangement of its class: the conditions above are
-the same for all arrangements (uncovered holders and empty columns are counted, not placed), save
-a card to its foundation that is covered, which one move within the class uncovers first. By
-induction along a class line that wins, a real line wins from the root. So the root is winnable
-exactly when the won class is reachable in the class graph, and a depth-first search of the
-class graph with a table of the classes seen (complete for reachability in any graph) decides
-it. (No twin-swap argument is needed: the search never stands for one arrangement by another.)
+**Why searching classes decides the position.** (1) Every winning line projects onto a line of
+class moves: reorder its draws to come just before the waste moves that need them, then drop
+the moves within a class; each other move is one of the class moves above, legal from the class
+because it was legal from the arrangement the line was in. The auto-play after each class move
+loses nothing, by the position search's proof, which also shows that the position after it wins
+by a line no longer; so by induction on the length of the shortest winning line, the won class
+is reachable from the class of any winnable position. (2) Conversely, every class move can be
+played from *every* arrangement of its class: the conditions above are the same for all
+arrangements (uncovered holders and empty columns are counted, not placed), save a card to its
+foundation that is covered, which one move within the class uncovers first. By induction along
+a class line that wins, a real line wins from the root. So the root is winnable exactly when
+the won class is reachable in the class graph, and a depth-first search of the class graph with
+a table of the classes seen (complete for reachability in any graph) decides it; a probe (the
+same search in a shuffled order) too. (No twin-swap argument is needed: the search never stands
+for one arrangement by another, it moves between classes only by moves every arrangement has.)
 :func:`realize` turns a class line into env actions, playing the uncovering move where needed
 and any draws, and the result is replayed like every other solution.
 
@@ -98,7 +106,6 @@ from klondike_env.core import (
     TABLEAU,
     TALON,
     TALON_LENGTH,
-    TALON_SLOTS,
     WASTE_LENGTH,
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
@@ -107,21 +114,11 @@ from klondike_env.solver import (
     _AFTER_SHIFT,
     _BEFORE_SHIFT,
     _COUNT_MASK,
-    _CUT,
-    _DEPTH,
-    _ENTRIES,
-    _EXHAUSTED,
-    _FULL,
-    _NODES,
     _RECYCLE_SHIFT,
-    _RESULT,
-    _WON,
-    KEY_WORDS,
     _add_move,
-    _mark_later_boundaries,
     _safe_to_foundation,
-    _shuffle_moves,
-    _table_insert,
+    _talon_step,
+    _talon_walk_start,
 )
 
 # A class move: the talon recipe of solver.py (draws, recycle; bits 7-17), the kind, one argument.
@@ -134,8 +131,8 @@ _PLACE = 32  # card_place[card] = column * _PLACE + depth for a column's own car
 # A class state keeps the talon's cards as a 52-bit mask too, in two of the tableau slots it
 # does not otherwise use (26 bits each), so membership and the key cost no loop over the talon.
 _TALON_MASK = TABLEAU
-_COPIED_LOW = _TALON_MASK + 2  # a child copies slots [0, _COPIED_LOW) and [COLUMN_DOWN, end)
 _HALF = 26
+BOUNDARY_WORD, BOUNDARY_SHIFT = 0, 51  # where class_key keeps the waste boundary
 
 
 def _card_tables():
@@ -267,8 +264,17 @@ def _class_auto_play(state, column_cards, card_place):
                 moved = True
 
 
+@njit(cache=True, inline="always")
+def copy_class(parent, child):
+    """``child`` = ``parent``, copying only what a class state uses (the talon mask and the
+    slots from ``COLUMN_DOWN`` on)."""
+    child[_TALON_MASK] = parent[_TALON_MASK]
+    child[_TALON_MASK + 1] = parent[_TALON_MASK + 1]
+    child[COLUMN_DOWN:] = parent[COLUMN_DOWN:]
+
+
 @njit(cache=True)
-def _apply_class_move(state, rules, column_cards, card_place, move):
+def apply_class_move(state, rules, column_cards, card_place, move):
     # the recipe's draws and recycle, in one step (realize plays them one by one)
     draw_count = rules[RULE_DRAW_COUNT]
     if (move >> _RECYCLE_SHIFT) & 1:
@@ -295,7 +301,7 @@ def _apply_class_move(state, rules, column_cards, card_place, move):
 
 
 @njit(cache=True)
-def _generate_class_moves(state, rules, column_cards, down_masks, moves, scores, reached):
+def generate_class_moves(state, rules, column_cards, down_masks, moves, scores, reached):
     """All class moves at ``state``, best first (the position search's order). Returns how many."""
     face_up, sitters, empty = _class_sets(state, column_cards, down_masks)
     count = 0
@@ -318,20 +324,11 @@ def _generate_class_moves(state, rules, column_cards, down_masks, moves, scores,
             score = 700 + 10 * down if down > 0 else 450
             count = _add_move(moves, scores, count, (BASE_AWAY << _KIND_SHIFT) | (col << _ARG_SHIFT), score)
     if state[TALON_LENGTH] > 0:  # talon cards, each by its shortest way (as solver._generate_moves)
-        draw_count = rules[RULE_DRAW_COUNT]
-        forward, total = core.talon_walk(state, draw_count, core.recycle_allowed(state, rules))
-        reached[:] = 0
+        draw_count, forward, total = _talon_walk_start(state, rules, reached)
         for step in range(total):
-            boundary = core.talon_walk_length(state, draw_count, forward, step)
-            if boundary == 0 or reached[boundary] == 1:
+            boundary, recipe, cost = _talon_step(state, draw_count, forward, step, reached)
+            if boundary == 0:
                 continue
-            reached[boundary] = 1
-            if step < forward:
-                recipe, cost = step << _BEFORE_SHIFT, step
-            else:
-                before, after = forward - 1, step - forward + 1
-                recipe = (before << _BEFORE_SHIFT) | (1 << _RECYCLE_SHIFT) | (after << _AFTER_SHIFT)
-                cost = before + 1 + after
             card = state[TALON + boundary - 1]
             if core.fits_foundation(state, card):
                 count = _add_move(moves, scores, count, recipe | (WASTE_HOME << _KIND_SHIFT), 300 - cost)
@@ -350,7 +347,7 @@ def _generate_class_moves(state, rules, column_cards, down_masks, moves, scores,
 
 
 @njit(cache=True)
-def _class_key(state, rules, limited, key):
+def class_key(state, rules, limited, key):
     """The class as three words: the columns' ``down`` and the foundations and waste boundary;
     the talon cards left (as a card mask); the recycles (limited passes only)."""
     word0 = np.int64(0)
@@ -361,92 +358,10 @@ def _class_key(state, rules, limited, key):
     boundary = state[WASTE_LENGTH]
     if not limited and (boundary % rules[RULE_DRAW_COUNT] == 0 or boundary == state[TALON_LENGTH]):
         boundary = 0  # draws and recycles alone lead from each of these to all the others
-    word0 |= np.int64(boundary) << 51
+    word0 |= np.int64(boundary) << BOUNDARY_SHIFT
     key[0] = word0
     key[1] = _talon_cards(state)
     key[2] = state[RECYCLES] if limited else 0
-
-
-@njit(cache=True)
-def _class_start(root_class, rules, column_cards, down_masks, card_place, states, moves, scores, move_counts,
-                 move_next, ctrl, limited, table, epoch, seed, spread):
-    state = states[0]
-    state[:] = root_class
-    _class_auto_play(state, column_cards, card_place)
-    ctrl[:] = 0
-    if core.is_won(state):
-        ctrl[_RESULT] = _WON
-        return
-    key = np.empty(KEY_WORDS, np.int64)
-    _class_key(state, rules, limited, key)
-    _table_insert(table, epoch, key)
-    ctrl[_ENTRIES] = 1
-    ctrl[_NODES] = 1
-    move_counts[0] = _generate_class_moves(state, rules, column_cards, down_masks, moves[0], scores[0],
-                                           np.empty(TALON_SLOTS + 1, np.uint8))
-    if seed != 0:
-        _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
-    move_next[0] = 0
-
-
-@njit(cache=True)
-def _class_search(rules, column_cards, down_masks, card_place, states, moves, scores, move_counts, move_next, ctrl,
-                  limited, table, epoch, node_stop, entry_stop, seed, spread):
-    """Depth-first search of the class graph until a win, exhaustion, or ``node_stop`` nodes
-    (resumable; the same control slots as solver._search; ``seed`` != 0: a probe's shuffled
-    move order, as there)."""
-    key = np.empty(KEY_WORDS, np.int64)
-    reached = np.empty(TALON_SLOTS + 1, np.uint8)
-    max_depth = states.shape[0]
-    depth = ctrl[_DEPTH]
-    nodes = ctrl[_NODES]
-    entries = ctrl[_ENTRIES]
-    while True:
-        if depth < 0:
-            ctrl[_RESULT] = _EXHAUSTED
-            break
-        if nodes >= node_stop:
-            break
-        index = move_next[depth]
-        if index >= move_counts[depth]:
-            depth -= 1
-            continue
-        move_next[depth] = index + 1
-        if depth + 1 >= max_depth:
-            ctrl[_CUT] = 1
-            continue
-        child = states[depth + 1]
-        child[:_COPIED_LOW] = states[depth][:_COPIED_LOW]  # the class leaves the other tableau slots unused
-        child[COLUMN_DOWN:] = states[depth][COLUMN_DOWN:]
-        _apply_class_move(child, rules, column_cards, card_place, moves[depth, index])
-        if core.is_won(child):
-            depth += 1
-            ctrl[_RESULT] = _WON
-            break
-        if entries >= entry_stop:
-            ctrl[_RESULT] = _FULL
-            break
-        _class_key(child, rules, limited, key)
-        inserted = _table_insert(table, epoch, key)
-        if inserted < 0:
-            ctrl[_RESULT] = _FULL
-            break
-        if inserted == 0:
-            continue
-        entries += 1
-        if not limited:  # as solver._search (the boundary is word 0's bits 51-55)
-            entries = _mark_later_boundaries(table, epoch, key, 0, 51, child[TALON_LENGTH], rules[RULE_DRAW_COUNT],
-                                             entries, entry_stop)
-        nodes += 1
-        depth += 1
-        move_counts[depth] = _generate_class_moves(child, rules, column_cards, down_masks, moves[depth],
-                                                   scores[depth], reached)
-        if seed != 0:
-            _shuffle_moves(moves[depth], scores[depth], move_counts[depth], key, seed, spread)
-        move_next[depth] = 0
-    ctrl[_DEPTH] = depth
-    ctrl[_NODES] = nodes
-    ctrl[_ENTRIES] = entries
 
 
 def root_class(root: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

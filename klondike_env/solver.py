@@ -217,7 +217,9 @@ KEY_WORDS = 3
 ENTRY_WORDS = 4  # the key words and the epoch stamp, side by side: one cache line per probe
 ENTRY_BYTES = ENTRY_WORDS * 8
 MAX_FILL = 0.75  # table load at which the search stops with UNKNOWN (memory)
-KEY_LIMITED, KEY_EXACT_TWINS = 1, 2  # _position_key's flags: limited passes; record which twin lies where
+# the searches' key flags: limited passes; record which twin lies where (_position_key); search
+# classes of positions (klondike_env/quotient_search.py) instead of positions
+KEY_LIMITED, KEY_EXACT_TWINS, KEY_CLASSES = 1, 2, 4
 
 # A search move packs the env action with the draws (and recycle) that bring its card up.
 _ACTION_MASK = 127
@@ -358,6 +360,30 @@ def _add_move(moves, scores, count, move, score):
     return count + 1
 
 
+@njit(cache=True, inline="always")
+def _talon_walk_start(state, rules, reached):
+    """``(draw_count, forward, total)`` of :func:`core.talon_walk` from here, ``reached`` cleared."""
+    draw_count = rules[RULE_DRAW_COUNT]
+    forward, total = core.talon_walk(state, draw_count, core.recycle_allowed(state, rules))
+    reached[:] = 0
+    return draw_count, forward, total
+
+
+@njit(cache=True, inline="always")
+def _talon_step(state, draw_count, forward, step, reached):
+    """Step ``step`` of the talon walk as a search move's recipe: ``(boundary, recipe, cost)``,
+    the waste length it reaches (0 when nothing new: an empty waste or a length reached by a
+    shorter way), the packed draws and recycle, and their number of actions."""
+    boundary = core.talon_walk_length(state, draw_count, forward, step)
+    if boundary == 0 or reached[boundary] == 1:
+        return 0, 0, 0
+    reached[boundary] = 1
+    if step < forward:
+        return boundary, step << _BEFORE_SHIFT, step
+    before, after = forward - 1, step - forward + 1  # to the end of the talon, the recycle, draws again
+    return boundary, (before << _BEFORE_SHIFT) | (1 << _RECYCLE_SHIFT) | (after << _AFTER_SHIFT), before + 1 + after
+
+
 @njit(cache=True)
 def _generate_moves(state, rules, moves, scores, reached):
     """All search moves at ``state``, best first. Returns how many (``reached``: scratch)."""
@@ -414,20 +440,11 @@ def _generate_moves(state, rules, moves, scores, reached):
             count = _add_move(moves, scores, count, core.column_action(source, dest), score)
     # talon cards reachable by draws (and at most one recycle), each by its shortest way
     if state[TALON_LENGTH] > 0:
-        draw_count = rules[RULE_DRAW_COUNT]
-        forward, total = core.talon_walk(state, draw_count, core.recycle_allowed(state, rules))
-        reached[:] = 0
+        draw_count, forward, total = _talon_walk_start(state, rules, reached)
         for step in range(total):
-            boundary = core.talon_walk_length(state, draw_count, forward, step)
-            if boundary == 0 or reached[boundary] == 1:
+            boundary, recipe, cost = _talon_step(state, draw_count, forward, step, reached)
+            if boundary == 0:
                 continue
-            reached[boundary] = 1
-            if step < forward:
-                recipe, cost = step << _BEFORE_SHIFT, step
-            else:  # the draws to the end of the talon, the recycle, then draws again
-                before, after = forward - 1, step - forward + 1
-                recipe = (before << _BEFORE_SHIFT) | (1 << _RECYCLE_SHIFT) | (after << _AFTER_SHIFT)
-                cost = before + 1 + after
             count = _add_talon_moves(state, rules, moves, scores, count, boundary, first_empty, any_accepts,
                                      recipe, cost)
     # foundation -> tableau ("worrying back")
@@ -512,8 +529,8 @@ def _position_key(state, rules, talon_index, limited, key, values, free):
 
 @njit(cache=True, inline="always")
 def _key_modes(key_flags):
-    """``key_flags`` as (limited passes, exact twins); the searches read it once, not per key."""
-    return key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0
+    """``key_flags`` as (limited passes, exact twins, classes); the searches read it once, not per key."""
+    return key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0, key_flags & KEY_CLASSES != 0
 
 
 @njit(cache=True, inline="always")
@@ -722,47 +739,88 @@ def _shuffle_moves(moves, scores, count, key, seed, spread):
         _add_move(moves, scores, i, moves[i], scores[i])
 
 
+# The depth-first searches (complete and probes) run one kernel over positions or, with
+# KEY_CLASSES, over classes of positions; these three are where the two differ. ``layout`` is a
+# class search's (column_cards, down_masks, card_place) from quotient_search.root_class, and
+# NO_LAYOUT for a position search.
+NO_LAYOUT = (np.empty((0, 0), np.int32), np.empty((0, 0), np.int64), np.empty(0, np.int32))
+
+
+@njit(cache=True, inline="always")
+def _node_key(state, rules, talon_index, limited, exact_twins, classes, key, values, free):
+    if classes:
+        quotient_search.class_key(state, rules, limited, key)
+    else:
+        _search_key(state, rules, talon_index, limited, exact_twins, key, values, free)
+
+
+@njit(cache=True, inline="always")
+def _node_child(parent, child, rules, move, classes, layout, no_record):
+    """``child`` = ``parent`` after search move ``move`` and the safe auto-play."""
+    if classes:
+        quotient_search.copy_class(parent, child)
+        quotient_search.apply_class_move(child, rules, layout[0], layout[2], move)
+    else:
+        child[:] = parent
+        _apply_move(child, rules, move, no_record, 0)
+        _auto_play(child, rules, no_record, 0)
+
+
+@njit(cache=True, inline="always")
+def _node_moves(state, rules, classes, layout, moves, scores, reached):
+    if classes:
+        return quotient_search.generate_class_moves(state, rules, layout[0], layout[1], moves, scores, reached)
+    return _generate_moves(state, rules, moves, scores, reached)
+
+
 @njit(cache=True)
 def _insert_root(state, rules, talon_index, key_flags, table, epoch):
     """Put a search's root position in its (empty) table; returns the root's key."""
     key = np.empty(KEY_WORDS, np.int64)
     scratch = np.empty(2 * NUM_COLUMNS, np.int64)
-    limited, exact_twins = _key_modes(key_flags)
-    _search_key(state, rules, talon_index, limited, exact_twins, key, scratch[:NUM_COLUMNS], scratch[NUM_COLUMNS:])
+    limited, exact_twins, classes = _key_modes(key_flags)
+    _node_key(state, rules, talon_index, limited, exact_twins, classes, key, scratch[:NUM_COLUMNS],
+              scratch[NUM_COLUMNS:])
     _table_insert(table, epoch, key)
     return key
 
 
 @njit(cache=True)
 def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
-           table, epoch, auto_out, seed, spread):
-    """Set up a search from ``root`` (root auto-play recorded in ``auto_out``). Returns its count."""
+           table, epoch, seed, spread, layout):
+    """Set up a depth-first search from ``root``: a position, auto-played here and checked for
+    cards stuck for good, or (``KEY_CLASSES``) a class state from a position already treated so."""
+    classes = key_flags & KEY_CLASSES != 0
     state = states[0]
     state[:] = root
-    auto_count = _auto_play(state, rules, auto_out, 0)
+    if not classes:
+        _auto_play(state, rules, np.empty(0, np.int32), 0)
     ctrl[:] = 0
     if core.is_won(state):
         ctrl[_RESULT] = _WON
-        return auto_count
+        return
     key = _insert_root(state, rules, talon_index, key_flags, table, epoch)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
-    if _stuck_for_good(state, rules):
+    if not classes and _stuck_for_good(state, rules):
         ctrl[_DEPTH] = -1
         ctrl[_RESULT] = _EXHAUSTED
-        return auto_count
-    move_counts[0] = _generate_moves(state, rules, moves[0], scores[0], np.empty(core.TALON_SLOTS + 1, np.uint8))
+        return
+    move_counts[0] = _node_moves(state, rules, classes, layout, moves[0], scores[0],
+                                 np.empty(core.TALON_SLOTS + 1, np.uint8))
     if seed != 0:
         _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
     move_next[0] = 0
-    return auto_count
 
 
 @njit(cache=True)
 def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
-            table, epoch, node_stop, entry_stop, seed, spread):
+            table, epoch, node_stop, entry_stop, seed, spread, layout):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
-    limited, exact_twins = _key_modes(key_flags)
+    limited, exact_twins, classes = _key_modes(key_flags)
+    boundary_word, boundary_shift = 1, 45  # where the key keeps the waste boundary
+    if classes:
+        boundary_word, boundary_shift = quotient_search.BOUNDARY_WORD, quotient_search.BOUNDARY_SHIFT
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
@@ -787,9 +845,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
             ctrl[_CUT] = 1
             continue
         child = states[depth + 1]
-        child[:] = states[depth]
-        _apply_move(child, rules, moves[depth, index], no_record, 0)
-        _auto_play(child, rules, no_record, 0)
+        _node_child(states[depth], child, rules, moves[depth, index], classes, layout, no_record)
         if core.is_won(child):
             depth += 1
             ctrl[_RESULT] = _WON
@@ -797,7 +853,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         if entries >= entry_stop:
             ctrl[_RESULT] = _FULL
             break
-        _search_key(child, rules, talon_index, limited, exact_twins, key, values, free)
+        _node_key(child, rules, talon_index, limited, exact_twins, classes, key, values, free)
         inserted = _table_insert(table, epoch, key)
         if inserted < 0:
             ctrl[_RESULT] = _FULL
@@ -806,11 +862,11 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
             continue
         entries += 1
         if not limited:
-            entries = _mark_later_boundaries(table, epoch, key, 1, 45, child[TALON_LENGTH], rules[RULE_DRAW_COUNT],
-                                             entries, entry_stop)
+            entries = _mark_later_boundaries(table, epoch, key, boundary_word, boundary_shift, child[TALON_LENGTH],
+                                             rules[RULE_DRAW_COUNT], entries, entry_stop)
         nodes += 1
         depth += 1
-        move_counts[depth] = _generate_moves(child, rules, moves[depth], scores[depth], reached)
+        move_counts[depth] = _node_moves(child, rules, classes, layout, moves[depth], scores[depth], reached)
         if seed != 0:
             _shuffle_moves(moves[depth], scores[depth], move_counts[depth], key, seed, spread)
         move_next[depth] = 0
@@ -1002,7 +1058,7 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
     The queue holds a generated position as its parent's slot and the move from it; only the
     positions expanded are stored (packed), each rebuilt from its parent when its turn comes.
     """
-    limited, exact_twins = _key_modes(key_flags)
+    limited, exact_twins, _ = _key_modes(key_flags)  # (positions only)
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
@@ -1203,15 +1259,6 @@ class _ControlledSearch:
     def result(self) -> int:
         return int(self.ctrl[self.RESULT_SLOT])
 
-    def _allocate_stack(self) -> None:
-        """A depth-first search's stack: a position, its moves and the next one to try per level."""
-        self.states = np.empty((MAX_DEPTH, STATE_SIZE), np.int32)
-        self.moves = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
-        self.scores = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
-        self.move_counts = np.zeros(MAX_DEPTH, np.int32)
-        self.move_next = np.zeros(MAX_DEPTH, np.int32)
-        self.ctrl = np.zeros(5, np.int64)
-
     @property
     def nodes(self) -> int:
         """Positions expanded."""
@@ -1224,7 +1271,8 @@ class _ControlledSearch:
 
 
 class _DepthFirst(_ControlledSearch):
-    """One depth-first search from the root, resumable in chunks of nodes."""
+    """One depth-first search from the root, resumable in chunks of nodes: over positions, or
+    over classes of positions with ``KEY_CLASSES`` in ``key_flags`` (klondike_env/quotient_search.py)."""
 
     RESULT_SLOT, NODES_SLOT, ENTRIES_SLOT = _RESULT, _NODES, _ENTRIES
 
@@ -1234,10 +1282,28 @@ class _DepthFirst(_ControlledSearch):
         self.table, self.entry_stop = table, int(capacity * MAX_FILL)
         self.epoch = np.int64(table.next_epoch())
         self.seed, self.spread, self.budget = np.uint64(seed), spread, budget
-        self._allocate_stack()
-        _start(root, rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
-               self.ctrl, talon_index, key_flags, table.keys, self.epoch,
-               np.empty(core.NUM_CARDS, np.int32), self.seed, spread)
+        self.states = np.empty((MAX_DEPTH, STATE_SIZE), np.int32)
+        self.moves = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
+        self.scores = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
+        self.move_counts = np.zeros(MAX_DEPTH, np.int32)
+        self.move_next = np.zeros(MAX_DEPTH, np.int32)
+        self.ctrl = np.zeros(5, np.int64)
+        self.layout = NO_LAYOUT
+        start = root
+        if key_flags & KEY_CLASSES:
+            # the class search starts from the root's class, after the root's auto-play and its
+            # proof of loss (which the kernel runs for positions)
+            start = root.copy()
+            _auto_play(start, rules_array, np.empty(0, np.int32), 0)
+            if not core.is_won(start) and _stuck_for_good(start, rules_array):
+                self.ctrl[_DEPTH] = -1
+                self.ctrl[_RESULT] = _EXHAUSTED
+                self.ctrl[_NODES] = self.ctrl[_ENTRIES] = 1
+                return
+            start, *layout = quotient_search.root_class(start)
+            self.layout = tuple(layout)
+        _start(start, rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
+               self.ctrl, talon_index, key_flags, table.keys, self.epoch, self.seed, spread, self.layout)
 
     @property
     def cut(self) -> bool:
@@ -1247,54 +1313,16 @@ class _DepthFirst(_ControlledSearch):
         """Search on until a win, exhaustion, a full table or ``nodes`` more expansions."""
         _search(self.rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
                 self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
-                self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread)
+                self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread, self.layout)
 
     def solution(self) -> list[int]:
-        out = np.empty(8 * MAX_DEPTH + 64, np.int32)
-        count = _solution(self.root, self.rules_array, self.moves, self.move_next, int(self.ctrl[_DEPTH]), out)
-        return [int(a) for a in out[:count]]
-
-
-class _ClassDepthFirst(_DepthFirst):
-    """The complete search over classes of positions (``klondike_env/quotient_search.py``):
-    the same stack and control slots, its own kernels."""
-
-    def __init__(self, root, rules_array, talon_index, key_flags: int, table: _Table, capacity: int, seed: int,
-                 spread: int = 1, budget: int | None = None):
-        from klondike_env import quotient_search
-
-        self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
-        self.limited = key_flags & KEY_LIMITED != 0
-        self.table, self.entry_stop = table, int(capacity * MAX_FILL)
-        self.epoch = np.int64(table.next_epoch())
-        self.seed, self.spread, self.budget = np.uint64(seed), spread, budget
-        self._allocate_stack()
-        played = root.copy()  # the root's safe auto-play, then the proof of loss, as _start
-        _auto_play(played, rules_array, np.empty(0, np.int32), 0)
-        if not core.is_won(played) and _stuck_for_good(played, rules_array):
-            self.ctrl[_DEPTH] = -1
-            self.ctrl[_RESULT] = _EXHAUSTED
-            self.ctrl[_NODES] = self.ctrl[_ENTRIES] = 1
-            return
-        root_class, self.column_cards, self.down_masks, self.card_place = quotient_search.root_class(played)
-        quotient_search._class_start(root_class, rules_array, self.column_cards, self.down_masks, self.card_place,
-                                     self.states, self.moves, self.scores, self.move_counts, self.move_next,
-                                     self.ctrl, self.limited, table.keys, self.epoch, self.seed, spread)
-
-    def run(self, nodes: int) -> None:
-        from klondike_env import quotient_search
-
-        quotient_search._class_search(self.rules_array, self.column_cards, self.down_masks, self.card_place,
-                                      self.states, self.moves, self.scores, self.move_counts, self.move_next,
-                                      self.ctrl, self.limited, self.table.keys, self.epoch,
-                                      self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread)
-
-    def solution(self) -> list[int]:
-        from klondike_env import quotient_search
-
         depth = int(self.ctrl[_DEPTH])
-        line = [int(self.moves[level, self.move_next[level] - 1]) for level in range(depth)]
-        return quotient_search.realize(self.root, self.rules_array, line)
+        if self.key_flags & KEY_CLASSES:
+            line = [int(self.moves[level, self.move_next[level] - 1]) for level in range(depth)]
+            return quotient_search.realize(self.root, self.rules_array, line)
+        out = np.empty(8 * MAX_DEPTH + 64, np.int32)
+        count = _solution(self.root, self.rules_array, self.moves, self.move_next, depth, out)
+        return [int(a) for a in out[:count]]
 
 
 # Best-first search (module docstring): one per solve, started once the complete search has
@@ -1416,9 +1444,9 @@ def solve(
     key_flags = (KEY_LIMITED if rules.max_passes is not None else 0) | (KEY_EXACT_TWINS if exact_twins else 0)
     if not isinstance(by_class, bool):
         raise SolverInputError(f"bad by_class {by_class!r}: expected True or False")
-    # the depth-first searches (complete and probes): over classes where the rules allow
-    depth_first = _ClassDepthFirst if by_class and not exact_twins and rules.empty_column == "king" else _DepthFirst
-    complete = depth_first(root, rules_array, talon_index, key_flags, _table_for(capacity), capacity, seed=0)
+    if by_class and not exact_twins and rules.empty_column == "king":
+        key_flags |= KEY_CLASSES  # the depth-first searches (complete and probes) over classes
+    complete = _DepthFirst(root, rules_array, talon_index, key_flags, _table_for(capacity), capacity, seed=0)
     probe = None
     probes_started = 0
     probe_nodes = 0  # expanded by the probes that have ended
@@ -1470,7 +1498,7 @@ def solve(
             continue
         if turn == "best":
             if best is None:
-                best = _BestFirst(root, rules_array, talon_index, key_flags, memory_limit_mb)
+                best = _BestFirst(root, rules_array, talon_index, key_flags & ~KEY_CLASSES, memory_limit_mb)
             best.run(step)
             if best.result in (_WON, _EXHAUSTED):
                 decider = best  # an exhausted best-first search has expanded every reachable position
@@ -1479,7 +1507,7 @@ def solve(
         if probe is None:
             probes_started += 1
             probe_capacity = _probe_capacity(memory_limit_mb)
-            probe = depth_first(root, rules_array, talon_index, key_flags, _table_for(probe_capacity, "probe"),
+            probe = _DepthFirst(root, rules_array, talon_index, key_flags, _table_for(probe_capacity, "probe"),
                                 probe_capacity, seed=probes_started,
                                 spread=PROBE_SPREADS[probes_started % len(PROBE_SPREADS)],
                                 budget=PROBE_UNIT * min(_luby(probes_started), PROBE_MAX_LUBY))
@@ -1510,3 +1538,8 @@ def solve(
         stopped_by=stopped_by,
         table_mb=(complete.entries + probe_entries) * ENTRY_BYTES / 2**20 + (best.memory_mb if best is not None else 0.0),
     )
+
+
+# Imported last: quotient_search builds on this module's helpers, and the kernels above call it
+# (numba looks the name up when it compiles them, after both modules are loaded).
+from klondike_env import quotient_search  # noqa: E402
