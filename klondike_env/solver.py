@@ -529,8 +529,9 @@ def _position_key(state, rules, talon_index, limited, key, values, free):
 
 @njit(cache=True, inline="always")
 def _key_modes(key_flags):
-    """``key_flags`` as (limited passes, exact twins, classes); the searches read it once, not per key."""
-    return key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0, key_flags & KEY_CLASSES != 0
+    """``key_flags`` as (limited passes, exact twins); the searches read it once, not per key.
+    (``KEY_CLASSES`` is read by ``_DepthFirst``, which hands the kernels a class layout.)"""
+    return key_flags & KEY_LIMITED != 0, key_flags & KEY_EXACT_TWINS != 0
 
 
 @njit(cache=True, inline="always")
@@ -739,47 +740,45 @@ def _shuffle_moves(moves, scores, count, key, seed, spread):
         _add_move(moves, scores, i, moves[i], scores[i])
 
 
-# The depth-first searches (complete and probes) run one kernel over positions or, with
-# KEY_CLASSES, over classes of positions; these three are where the two differ. ``layout`` is a
-# class search's (column_cards, down_masks, card_place) from quotient_search.root_class, and
-# NO_LAYOUT for a position search.
-NO_LAYOUT = (np.empty((0, 0), np.int32), np.empty((0, 0), np.int64), np.empty(0, np.int32))
-
-
+# The depth-first searches (complete and probes) run one kernel over positions or over classes
+# of positions; these three are where the two differ. ``layout`` is a class search's
+# (column_cards, down_masks, card_place) from quotient_search.root_class, and None for a
+# position search: numba compiles the kernels once for each and drops the other branch
+# (a branch on a flag instead cost ~15% of the class search's speed, session 17).
 @njit(cache=True, inline="always")
-def _node_key(state, rules, talon_index, limited, exact_twins, classes, key, values, free):
-    if classes:
-        quotient_search.class_key(state, rules, limited, key)
-    else:
+def _node_key(state, rules, talon_index, limited, exact_twins, layout, key, values, free):
+    if layout is None:
         _search_key(state, rules, talon_index, limited, exact_twins, key, values, free)
+    else:
+        quotient_search.class_key(state, rules, limited, key)
 
 
 @njit(cache=True, inline="always")
-def _node_child(parent, child, rules, move, classes, layout, no_record):
+def _node_child(parent, child, rules, move, layout, no_record):
     """``child`` = ``parent`` after search move ``move`` and the safe auto-play."""
-    if classes:
-        quotient_search.copy_class(parent, child)
-        quotient_search.apply_class_move(child, rules, layout[0], layout[2], move)
-    else:
+    if layout is None:
         child[:] = parent
         _apply_move(child, rules, move, no_record, 0)
         _auto_play(child, rules, no_record, 0)
+    else:
+        quotient_search.copy_class(parent, child)
+        quotient_search.apply_class_move(child, rules, layout[0], layout[2], move)
 
 
 @njit(cache=True, inline="always")
-def _node_moves(state, rules, classes, layout, moves, scores, reached):
-    if classes:
-        return quotient_search.generate_class_moves(state, rules, layout[0], layout[1], moves, scores, reached)
-    return _generate_moves(state, rules, moves, scores, reached)
+def _node_moves(state, rules, layout, moves, scores, reached):
+    if layout is None:
+        return _generate_moves(state, rules, moves, scores, reached)
+    return quotient_search.generate_class_moves(state, rules, layout[0], layout[1], moves, scores, reached)
 
 
 @njit(cache=True)
-def _insert_root(state, rules, talon_index, key_flags, table, epoch):
+def _insert_root(state, rules, talon_index, key_flags, table, epoch, layout):
     """Put a search's root position in its (empty) table; returns the root's key."""
     key = np.empty(KEY_WORDS, np.int64)
     scratch = np.empty(2 * NUM_COLUMNS, np.int64)
-    limited, exact_twins, classes = _key_modes(key_flags)
-    _node_key(state, rules, talon_index, limited, exact_twins, classes, key, scratch[:NUM_COLUMNS],
+    limited, exact_twins = _key_modes(key_flags)
+    _node_key(state, rules, talon_index, limited, exact_twins, layout, key, scratch[:NUM_COLUMNS],
               scratch[NUM_COLUMNS:])
     _table_insert(table, epoch, key)
     return key
@@ -789,25 +788,23 @@ def _insert_root(state, rules, talon_index, key_flags, table, epoch):
 def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
            table, epoch, seed, spread, layout):
     """Set up a depth-first search from ``root``: a position, auto-played here and checked for
-    cards stuck for good, or (``KEY_CLASSES``) a class state from a position already treated so."""
-    classes = key_flags & KEY_CLASSES != 0
+    cards stuck for good, or (with a ``layout``) a class state from a position already treated so."""
     state = states[0]
     state[:] = root
-    if not classes:
+    if layout is None:
         _auto_play(state, rules, np.empty(0, np.int32), 0)
     ctrl[:] = 0
     if core.is_won(state):
         ctrl[_RESULT] = _WON
         return
-    key = _insert_root(state, rules, talon_index, key_flags, table, epoch)
+    key = _insert_root(state, rules, talon_index, key_flags, table, epoch, layout)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
-    if not classes and _stuck_for_good(state, rules):
+    if layout is None and _stuck_for_good(state, rules):
         ctrl[_DEPTH] = -1
         ctrl[_RESULT] = _EXHAUSTED
         return
-    move_counts[0] = _node_moves(state, rules, classes, layout, moves[0], scores[0],
-                                 np.empty(core.TALON_SLOTS + 1, np.uint8))
+    move_counts[0] = _node_moves(state, rules, layout, moves[0], scores[0], np.empty(core.TALON_SLOTS + 1, np.uint8))
     if seed != 0:
         _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
     move_next[0] = 0
@@ -817,9 +814,9 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
 def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
             table, epoch, node_stop, entry_stop, seed, spread, layout):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
-    limited, exact_twins, classes = _key_modes(key_flags)
+    limited, exact_twins = _key_modes(key_flags)
     boundary_word, boundary_shift = 1, 45  # where the key keeps the waste boundary
-    if classes:
+    if layout is not None:
         boundary_word, boundary_shift = quotient_search.BOUNDARY_WORD, quotient_search.BOUNDARY_SHIFT
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
@@ -845,7 +842,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
             ctrl[_CUT] = 1
             continue
         child = states[depth + 1]
-        _node_child(states[depth], child, rules, moves[depth, index], classes, layout, no_record)
+        _node_child(states[depth], child, rules, moves[depth, index], layout, no_record)
         if core.is_won(child):
             depth += 1
             ctrl[_RESULT] = _WON
@@ -853,7 +850,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
         if entries >= entry_stop:
             ctrl[_RESULT] = _FULL
             break
-        _node_key(child, rules, talon_index, limited, exact_twins, classes, key, values, free)
+        _node_key(child, rules, talon_index, limited, exact_twins, layout, key, values, free)
         inserted = _table_insert(table, epoch, key)
         if inserted < 0:
             ctrl[_RESULT] = _FULL
@@ -866,7 +863,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_in
                                              rules[RULE_DRAW_COUNT], entries, entry_stop)
         nodes += 1
         depth += 1
-        move_counts[depth] = _node_moves(child, rules, classes, layout, moves[depth], scores[depth], reached)
+        move_counts[depth] = _node_moves(child, rules, layout, moves[depth], scores[depth], reached)
         if seed != 0:
             _shuffle_moves(moves[depth], scores[depth], move_counts[depth], key, seed, spread)
         move_next[depth] = 0
@@ -1037,7 +1034,7 @@ def _best_first_start(root, rules, talon_index, key_flags, table, epoch, store, 
         ctrl[_BEST_RESULT] = _WON
         ctrl[_BEST_WON] = -1
         return
-    _insert_root(state, rules, talon_index, key_flags, table, epoch)
+    _insert_root(state, rules, talon_index, key_flags, table, epoch, None)
     _pack_position(state, store, 0)
     parent[0] = -1
     via[0] = 0
@@ -1058,7 +1055,7 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
     The queue holds a generated position as its parent's slot and the move from it; only the
     positions expanded are stored (packed), each rebuilt from its parent when its turn comes.
     """
-    limited, exact_twins, _ = _key_modes(key_flags)  # (positions only)
+    limited, exact_twins = _key_modes(key_flags)
     key = np.empty(KEY_WORDS, np.int64)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
@@ -1288,7 +1285,7 @@ class _DepthFirst(_ControlledSearch):
         self.move_counts = np.zeros(MAX_DEPTH, np.int32)
         self.move_next = np.zeros(MAX_DEPTH, np.int32)
         self.ctrl = np.zeros(5, np.int64)
-        self.layout = NO_LAYOUT
+        self.layout = None
         start = root
         if key_flags & KEY_CLASSES:
             # the class search starts from the root's class, after the root's auto-play and its
