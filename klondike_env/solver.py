@@ -12,7 +12,7 @@ and keeps only what cannot move without changing it -- each column's face-down c
 foundations and the talon. Its moves are defined on classes, and ``klondike_env/quotient_search.py``
 proves that the won class is reachable exactly when a winning line is (no twin-swap argument
 needed) and turns a class line back into env actions. Lost deals shrink most: deal 1, lost,
-took 79.4M positions and is proved with 8.7M classes. ``solve(..., by_class=False)`` keeps the
+took 79.4M positions and is proved with 7.6M classes. ``solve(..., by_class=False)`` keeps the
 position search described next, which also serves ``empty_column="any"`` (where any card may
 start a column, which the classes do not describe), ``exact_twins=True`` and the best-first
 search.
