@@ -116,6 +116,7 @@ from klondike_env.solver import (
     _COUNT_MASK,
     _RECYCLE_SHIFT,
     _add_move,
+    _auto_play,
     _safe_to_foundation,
     _talon_step,
     _talon_walk_start,
@@ -393,8 +394,6 @@ def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]
     real position ``root``: draws and recycle, the card move (onto whichever holder or empty column
     is uncovered), a move within the class first where the card to go home is covered, and the
     safe auto-play after each (module docstring, (2))."""
-    from klondike_env.solver import _auto_play
-
     state = root.copy()
     out = np.empty(64, np.int32)
     actions: list[int] = []
