@@ -91,7 +91,6 @@ from klondike_env.core import (
     COLUMN_LENGTH,
     COLUMN_SLOTS,
     COLUMN_TO_FOUNDATION,
-    DRAW,
     FOUNDATION,
     FOUNDATION_TO_COLUMN,
     KINGS,
@@ -99,7 +98,6 @@ from klondike_env.core import (
     NUM_COLUMNS,
     NUM_RANKS,
     NUM_SUITS,
-    RECYCLE,
     RECYCLES,
     RULE_DRAW_COUNT,
     RULE_FOUNDATION_TO_TABLEAU,
@@ -117,6 +115,7 @@ from klondike_env.solver import (
     _RECYCLE_SHIFT,
     _add_move,
     _auto_play,
+    play_recipe,
     _safe_to_foundation,
     _talon_step,
     _talon_walk_start,
@@ -415,12 +414,8 @@ def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]
     auto_play()
     for move in class_moves:
         move = int(move)
-        for _ in range((move >> _BEFORE_SHIFT) & _COUNT_MASK):
-            play(DRAW)
-        if (move >> _RECYCLE_SHIFT) & 1:
-            play(RECYCLE)
-        for _ in range((move >> _AFTER_SHIFT) & _COUNT_MASK):
-            play(DRAW)
+        count = play_recipe(state, rules_array, move, out, 0)
+        actions.extend(int(a) for a in out[:count])
         kind, arg = (move >> _KIND_SHIFT) & _KIND_MASK, (move >> _ARG_SHIFT) & _ARG_MASK
         if kind == WASTE_HOME:
             play(WASTE_TO_FOUNDATION)

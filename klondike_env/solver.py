@@ -336,14 +336,21 @@ def _auto_play(state, rules, out, count):
 
 
 @njit(cache=True)
-def _apply_move(state, rules, move, out, count):
-    """Play one search move (its draws, recycle and card move); append the actions to ``out``."""
+def play_recipe(state, rules, move, out, count):
+    """Play the draws and recycle a search move (of either search) packs; append them to ``out``."""
     for _ in range((move >> _BEFORE_SHIFT) & _COUNT_MASK):
         count = _play(state, rules, DRAW, out, count)
     if (move >> _RECYCLE_SHIFT) & 1:
         count = _play(state, rules, RECYCLE, out, count)
     for _ in range((move >> _AFTER_SHIFT) & _COUNT_MASK):
         count = _play(state, rules, DRAW, out, count)
+    return count
+
+
+@njit(cache=True)
+def _apply_move(state, rules, move, out, count):
+    """Play one search move (its draws, recycle and card move); append the actions to ``out``."""
+    count = play_recipe(state, rules, move, out, count)
     return _play(state, rules, move & _ACTION_MASK, out, count)
 
 
@@ -743,8 +750,9 @@ def _shuffle_moves(moves, scores, count, key, seed, spread):
 # The depth-first searches (complete and probes) run one kernel over positions or over classes
 # of positions; these three are where the two differ. ``layout`` is a class search's
 # (column_cards, down_masks, card_place) from quotient_search.root_class, and None for a
-# position search: numba compiles the kernels once for each and drops the other branch
-# (a branch on a flag instead cost ~15% of the class search's speed, session 17).
+# position search: numba compiles the kernels once for each and drops the other branch.
+# (The kernel shared this way ran the class search ~10% slower than a copy of the loop of its
+# own in session 17's interleaved runs, docs/speed.md "Solver"; kept for one kernel.)
 @njit(cache=True, inline="always")
 def _node_key(state, rules, talon_index, limited, exact_twins, layout, key, values, free):
     if layout is None:
@@ -787,12 +795,10 @@ def _insert_root(state, rules, talon_index, key_flags, table, epoch, layout):
 @njit(cache=True)
 def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
            table, epoch, seed, spread, layout):
-    """Set up a depth-first search from ``root``: a position, auto-played here and checked for
-    cards stuck for good, or (with a ``layout``) a class state from a position already treated so."""
+    """Set up a depth-first search from ``root``: a position already auto-played and checked for
+    cards stuck for good (``_DepthFirst``), or (with a ``layout``) the class of one."""
     state = states[0]
     state[:] = root
-    if layout is None:
-        _auto_play(state, rules, np.empty(0, np.int32), 0)
     ctrl[:] = 0
     if core.is_won(state):
         ctrl[_RESULT] = _WON
@@ -800,10 +806,6 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
     key = _insert_root(state, rules, talon_index, key_flags, table, epoch, layout)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
-    if layout is None and _stuck_for_good(state, rules):
-        ctrl[_DEPTH] = -1
-        ctrl[_RESULT] = _EXHAUSTED
-        return
     move_counts[0] = _node_moves(state, rules, layout, moves[0], scores[0], np.empty(core.TALON_SLOTS + 1, np.uint8))
     if seed != 0:
         _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
@@ -1286,17 +1288,15 @@ class _DepthFirst(_ControlledSearch):
         self.move_next = np.zeros(MAX_DEPTH, np.int32)
         self.ctrl = np.zeros(5, np.int64)
         self.layout = None
-        start = root
-        if key_flags & KEY_CLASSES:
-            # the class search starts from the root's class, after the root's auto-play and its
-            # proof of loss (which the kernel runs for positions)
-            start = root.copy()
-            _auto_play(start, rules_array, np.empty(0, np.int32), 0)
-            if not core.is_won(start) and _stuck_for_good(start, rules_array):
-                self.ctrl[_DEPTH] = -1
-                self.ctrl[_RESULT] = _EXHAUSTED
-                self.ctrl[_NODES] = self.ctrl[_ENTRIES] = 1
-                return
+        # the root's safe auto-play, then its proof of loss (cards stuck for good)
+        start = root.copy()
+        _auto_play(start, rules_array, np.empty(0, np.int32), 0)
+        if not core.is_won(start) and _stuck_for_good(start, rules_array):
+            self.ctrl[_DEPTH] = -1
+            self.ctrl[_RESULT] = _EXHAUSTED
+            self.ctrl[_NODES] = self.ctrl[_ENTRIES] = 1
+            return
+        if key_flags & KEY_CLASSES:  # the class search starts from the root's class
             start, *layout = quotient_search.root_class(start)
             self.layout = tuple(layout)
         _start(start, rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
