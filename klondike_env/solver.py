@@ -176,6 +176,7 @@ from __future__ import annotations
 
 import csv
 import enum
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -812,7 +813,7 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
     move_next[0] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
             table, epoch, node_stop, entry_stop, seed, spread, layout):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
@@ -1048,7 +1049,7 @@ def _best_first_start(root, rules, talon_index, key_flags, table, epoch, store, 
         ctrl[_BEST_RESULT] = _EXHAUSTED
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via, depth, heap_key, heap_parent,
                 heap_via, ctrl, node_stop, entry_stop):
     """Expand the most promising queued position until a win, exhaustion, a full store, heap or
@@ -1391,6 +1392,87 @@ class _BestFirst(_ControlledSearch):
         return [int(a) for a in out[:count]]
 
 
+RACE_CHUNK = 1 << 15  # nodes between checks while the helpers run on a thread of their own (~0.05 s)
+
+
+class _Helpers:
+    """The probes and the best-first search, which join the complete search once it has
+    expanded ``probe_after`` positions: they take turns with it (``threads=1``) or run on a
+    thread of their own beside it (``threads=2``, :meth:`race`). ``decider`` is the one that won
+    or proved the position lost, if any."""
+
+    def __init__(self, root, rules_array, talon_index, key_flags: int, memory_limit_mb: float):
+        self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
+        self.key_flags, self.memory_limit_mb = key_flags, memory_limit_mb
+        self.probe: _DepthFirst | None = None
+        self.probes_started = 0
+        self.probes_ended_nodes = 0  # expanded by the probes that have ended
+        self.probe_entries = 0  # the most table entries one probe used
+        self.best: _BestFirst | None = None  # started on its first turn
+        self.decider: _ControlledSearch | None = None
+
+    @property
+    def probes_used(self) -> int:
+        return self.probes_ended_nodes + (self.probe.nodes if self.probe is not None else 0)
+
+    @property
+    def best_used(self) -> int:
+        return self.best.nodes if self.best is not None else 0
+
+    @property
+    def nodes(self) -> int:
+        return self.probes_used + self.best_used
+
+    @property
+    def best_open(self) -> bool:
+        """Whether the best-first search may still take turns (its memory is not full)."""
+        return self.best is None or self.best.result == _RUNNING
+
+    @property
+    def memory_mb(self) -> float:
+        return self.probe_entries * ENTRY_BYTES / 2**20 + (self.best.memory_mb if self.best is not None else 0.0)
+
+    def run(self, turn: str, step: int) -> None:
+        """Up to ``step`` more nodes of the best-first search (``turn == "best"``) or the probes."""
+        if turn == "best":
+            if self.best is None:  # the best-first search keeps to positions (module docstring)
+                self.best = _BestFirst(self.root, self.rules_array, self.talon_index, self.key_flags & ~KEY_CLASSES,
+                                       self.memory_limit_mb)
+            self.best.run(step)
+            if self.best.result in (_WON, _EXHAUSTED):
+                self.decider = self.best  # an exhausted best-first search has expanded every reachable position
+            return
+        if self.probe is None:
+            self.probes_started += 1
+            capacity = _probe_capacity(self.memory_limit_mb)
+            self.probe = _DepthFirst(self.root, self.rules_array, self.talon_index, self.key_flags,
+                                     _table_for(capacity, "probe"), capacity, seed=self.probes_started,
+                                     spread=PROBE_SPREADS[self.probes_started % len(PROBE_SPREADS)],
+                                     budget=PROBE_UNIT * min(_luby(self.probes_started), PROBE_MAX_LUBY))
+        probe = self.probe
+        probe.run(min(step, probe.budget - probe.nodes))
+        self.probe_entries = max(self.probe_entries, probe.entries)
+        if probe.result == _WON or (probe.result == _EXHAUSTED and not probe.cut):
+            self.decider = probe  # a probe's exhaustive search is as good a proof as the complete one
+        elif probe.result != _RUNNING or probe.nodes >= probe.budget:
+            self.probes_ended_nodes += probe.nodes
+            self.probe = None
+
+    def race(self, complete: _DepthFirst, stop: threading.Event, node_limit: int | None, deadline: float | None,
+             best_after: int) -> None:
+        """Run beside ``complete`` (on a thread of its own; the kernels release the GIL) until one of
+        them decides, ``stop`` is set or a budget runs out: the probes and the best-first search
+        share this thread in the proportion PROBE_SHARE : BEST_SHARE."""
+        while not stop.is_set() and self.decider is None:
+            used = complete.nodes + self.nodes
+            if (node_limit is not None and used >= node_limit) or (deadline is not None and time.perf_counter() >= deadline):
+                return
+            step = RACE_CHUNK if node_limit is None else min(RACE_CHUNK, node_limit - used)
+            best_turn = (complete.nodes >= best_after and self.best_open
+                         and self.best_used / BEST_SHARE <= self.probes_used / PROBE_SHARE)
+            self.run("best" if best_turn else "probes", step)
+
+
 def solve(
     game_or_deck,
     rules: Rules | None = None,
@@ -1402,6 +1484,7 @@ def solve(
     best_after: int | None = None,
     exact_twins: bool = False,
     by_class: bool = True,
+    threads: int = 1,
 ) -> SolveResult:
     """Decide a Thoughtful Klondike position and find a winning line.
 
@@ -1420,6 +1503,11 @@ def solve(
     (default ``True``): the complete search and the probes search classes of positions
     (``klondike_env/quotient_search.py``) where the rules allow it (``empty_column="king"``,
     not ``exact_twins``); ``False``: positions, as before session 17. Both are exact.
+    ``threads=2`` runs the probes and the best-first search on a second thread beside the complete
+    search (the kernels release the GIL), instead of taking turns with it on one: the same
+    verdicts, sooner on a machine with a core to spare (not in a sweep that already runs a
+    worker per core), but which search decides, and so the solution and ``nodes``, may vary from
+    run to run, and ``node_limit`` may be overrun by one chunk of ``RACE_CHUNK`` nodes.
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
@@ -1441,81 +1529,71 @@ def solve(
     key_flags = (KEY_LIMITED if rules.max_passes is not None else 0) | (KEY_EXACT_TWINS if exact_twins else 0)
     if not isinstance(by_class, bool):
         raise SolverInputError(f"bad by_class {by_class!r}: expected True or False")
+    if threads not in (1, 2) or isinstance(threads, bool):
+        raise SolverInputError(f"bad threads={threads!r}: expected 1 or 2")
     if by_class and not exact_twins and rules.empty_column == "king":
         key_flags |= KEY_CLASSES  # the depth-first searches (complete and probes) over classes
     complete = _DepthFirst(root, rules_array, talon_index, key_flags, _table_for(capacity), capacity, seed=0)
-    probe = None
-    probes_started = 0
-    probe_nodes = 0  # expanded by the probes that have ended
-    probe_entries = 0  # the most table entries one probe used
-    best = None  # the best-first search, started at BEST_AFTER
+    helpers = _Helpers(root, rules_array, talon_index, key_flags, memory_limit_mb)
+    deadline = None if time_limit is None else started + time_limit
+    helpers_beside = None  # the thread running the helpers beside the complete search (threads=2)
+    stop = threading.Event()
     chunk = 4096
     stopped_by = None
     decider = complete if complete.result in (_WON, _EXHAUSTED) else None  # the search that decided
-
-    def probes_used() -> int:
-        return probe_nodes + (probe.nodes if probe is not None else 0)
-
-    def best_used() -> int:
-        return best.nodes if best is not None else 0
-
-    while decider is None:
-        used = complete.nodes + probes_used() + best_used()
-        if node_limit is not None and used >= node_limit:
-            stopped_by = "nodes"
-            break
-        if time_limit is not None and time.perf_counter() - started >= time_limit:
-            stopped_by = "time"
-            break
-        step = chunk if node_limit is None else min(chunk, node_limit - used)
-        chunk = min(chunk * 2, 1 << 18)
-        # whose turn: the complete search alone until probe_after, then the search furthest
-        # behind its share (the complete search 1, the best-first search BEST_SHARE from
-        # best_after on until its memory is full, the probes PROBE_SHARE together); ties go to
-        # the complete search
-        turn = "complete"
-        if complete.nodes >= probe_after and memory_limit_mb >= 1:
-            # (nodes used / share, tie order, search, share)
-            shares = [(complete.nodes, 0, "complete", 1.0), (probes_used() / PROBE_SHARE, 2, "probes", PROBE_SHARE)]
-            if complete.nodes >= best_after and (best is None or best.result == _RUNNING):
-                shares.append((best_used() / BEST_SHARE, 1, "best", BEST_SHARE))
-                # with three searches, turns no longer than it takes to catch up with the next
-                # (the doubling chunks would otherwise leave the best-first search no budget)
-                shares.sort()
-                catch_up = (shares[1][0] - shares[0][0]) * shares[0][3]
-                step = min(step, max(4096, int(catch_up) + 1))
-            turn = min(shares)[2]
-        if turn == "complete":
+    try:
+        while decider is None:
+            used = complete.nodes + helpers.nodes
+            if node_limit is not None and used >= node_limit:
+                stopped_by = "nodes"
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                stopped_by = "time"
+                break
+            if helpers.decider is not None:  # won or proved by the thread beside
+                decider = helpers.decider
+                break
+            step = chunk if node_limit is None else min(chunk, node_limit - used)
+            chunk = min(chunk * 2, 1 << 18)
+            helpers_join = complete.nodes >= probe_after and memory_limit_mb >= 1
+            turn = "complete"
+            if helpers_join and threads == 2:
+                if helpers_beside is None:
+                    helpers_beside = threading.Thread(
+                        target=helpers.race, args=(complete, stop, node_limit, deadline, best_after), daemon=True)
+                    helpers_beside.start()
+                step = min(step, RACE_CHUNK)  # notice the helpers' verdict soon
+            elif helpers_join:
+                # whose turn: the search furthest behind its share (the complete search 1, the
+                # best-first search BEST_SHARE from best_after on until its memory is full, the
+                # probes PROBE_SHARE together); ties go to the complete search
+                shares = [(complete.nodes, 0, "complete", 1.0),
+                          (helpers.probes_used / PROBE_SHARE, 2, "probes", PROBE_SHARE)]
+                if complete.nodes >= best_after and helpers.best_open:
+                    shares.append((helpers.best_used / BEST_SHARE, 1, "best", BEST_SHARE))
+                    # with three searches, turns no longer than it takes to catch up with the next
+                    # (the doubling chunks would otherwise leave the best-first search no budget)
+                    shares.sort()
+                    catch_up = (shares[1][0] - shares[0][0]) * shares[0][3]
+                    step = min(step, max(4096, int(catch_up) + 1))
+                turn = min(shares)[2]
+            if turn != "complete":
+                helpers.run(turn, step)
+                decider = helpers.decider
+                continue
             complete.run(step)
             if complete.result == _FULL:
                 stopped_by = "memory"
                 break
             if complete.result != _RUNNING:
                 decider = complete
-            continue
-        if turn == "best":
-            if best is None:
-                best = _BestFirst(root, rules_array, talon_index, key_flags & ~KEY_CLASSES, memory_limit_mb)
-            best.run(step)
-            if best.result in (_WON, _EXHAUSTED):
-                decider = best  # an exhausted best-first search has expanded every reachable position
-            continue
-        # the probes' turn: together they get PROBE_SHARE times the complete search's nodes
-        if probe is None:
-            probes_started += 1
-            probe_capacity = _probe_capacity(memory_limit_mb)
-            probe = _DepthFirst(root, rules_array, talon_index, key_flags, _table_for(probe_capacity, "probe"),
-                                probe_capacity, seed=probes_started,
-                                spread=PROBE_SPREADS[probes_started % len(PROBE_SPREADS)],
-                                budget=PROBE_UNIT * min(_luby(probes_started), PROBE_MAX_LUBY))
-        probe.run(min(step, probe.budget - probe.nodes))
-        probe_entries = max(probe_entries, probe.entries)
-        if probe.result == _WON or (probe.result == _EXHAUSTED and not probe.cut):
-            decider = probe  # a probe's exhaustive search is as good a proof as the complete one
-        elif probe.result != _RUNNING or probe.nodes >= probe.budget:
-            probe_nodes += probe.nodes
-            probe = None
-    nodes = complete.nodes + probes_used() + best_used()
+    finally:
+        stop.set()
+        if helpers_beside is not None:
+            helpers_beside.join()
+    if decider is None and stopped_by is None:
+        decider = helpers.decider
+    nodes = complete.nodes + helpers.nodes
 
     actions: list[int] = []
     if decider is not None and decider.result == _WON:
@@ -1533,7 +1611,7 @@ def solve(
         nodes=nodes,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
-        table_mb=(complete.entries + probe_entries) * ENTRY_BYTES / 2**20 + (best.memory_mb if best is not None else 0.0),
+        table_mb=complete.entries * ENTRY_BYTES / 2**20 + helpers.memory_mb,
     )
 
 

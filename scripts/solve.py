@@ -2,6 +2,7 @@
 
     python scripts/solve.py --deal 7                      # verdict and the moves, draw-3
     python scripts/solve.py --deal 7 --draw 1
+    python scripts/solve.py --deal 1 --threads 2          # helper searches on the second core
     python scripts/solve.py --deals 1-2000 --workers 2 --csv configs/seeds/verdicts_draw3.csv
     python scripts/solve.py --merge sweep.csv unknown_again.csv   # a later file's verdict counts (UNKNOWN never replaces one)
     python scripts/solve.py --merge sweep.csv unknown_again.csv --csv merged.csv   # ... written out
@@ -67,9 +68,9 @@ def warm_up(memory_mb: float, node_limit: int | None) -> None:
 
 
 def _solve_one(job: tuple) -> tuple:
-    deal, rules, time_limit, node_limit, memory_mb, by_class = job
+    deal, rules, time_limit, node_limit, memory_mb, by_class, threads = job
     result = solve(deal, rules, time_limit=time_limit, node_limit=node_limit, memory_limit_mb=memory_mb,
-                   by_class=by_class)
+                   by_class=by_class, threads=threads)
     return (deal, result.status.value, len(result.actions) if result.status == SolveStatus.SOLVED else "",
             result.nodes, f"{result.seconds:.4f}", result.stopped_by or "")
 
@@ -77,7 +78,8 @@ def _solve_one(job: tuple) -> tuple:
 def sweep(deals, rules, args) -> None:
     from tqdm import tqdm
 
-    jobs = [(deal, rules, args.time_limit, args.node_limit, args.memory_mb, not args.positions) for deal in deals]
+    jobs = [(deal, rules, args.time_limit, args.node_limit, args.memory_mb, not args.positions, args.threads)
+            for deal in deals]
     path = Path(args.csv or f"solve_draw{rules.draw_count}.csv")
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -93,7 +95,7 @@ def sweep(deals, rules, args) -> None:
     wall = time.perf_counter() - started
     seconds = sorted(float(row[4]) for row in rows)
     print(f"rules: {rules}; limits: time {args.time_limit} s, nodes {args.node_limit}, "
-          f"table {args.memory_mb} MB per worker; {args.workers} workers; search over "
+          f"table {args.memory_mb} MB per worker; {args.workers} workers, {args.threads} thread(s) each; search over "
           f"{'positions' if args.positions else 'classes'}")
     print("\n".join(winnability_lines([row[1] for row in rows])))
     print(f"seconds per deal: median {seconds[len(seconds) // 2]:.3f}, mean {sum(seconds) / len(seconds):.3f}, "
@@ -131,7 +133,7 @@ def merge(paths: list[str], out: str | None = None) -> None:
 def show_one(deal: int, rules: Rules, args) -> None:
     warm_up(args.memory_mb, args.node_limit)
     result = solve(deal, rules, time_limit=args.time_limit, node_limit=args.node_limit,
-                   memory_limit_mb=args.memory_mb, by_class=not args.positions)
+                   memory_limit_mb=args.memory_mb, by_class=not args.positions, threads=args.threads)
     extra = f", stopped by {result.stopped_by}" if result.stopped_by else ""
     print(f"deal {deal} ({rules}): {result.status.value} in {result.seconds:.3f} s, "
           f"{result.nodes:,} nodes expanded{extra}")
@@ -162,6 +164,9 @@ def main(argv=None) -> int:
     parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv), or --merge's output")
     parser.add_argument("--positions", action="store_true",
                         help="search positions, not classes of positions (solve's by_class=False, as before session 17)")
+    parser.add_argument("--threads", type=int, default=1, choices=(1, 2),
+                        help="2: the helper searches on a thread of their own beside the complete search "
+                             "(solve's threads=2; for one deal, or one worker on a 2-core machine)")
     args = parser.parse_args(argv)
     try:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes)

@@ -497,6 +497,22 @@ def test_best_first_search_wins_a_deal_the_depth_first_searches_miss(monkeypatch
     assert solve(139, node_limit=600_000).status == SolveStatus.UNKNOWN
 
 
+@pytest.mark.parametrize("deal, status", [(139, SolveStatus.SOLVED), (144, SolveStatus.SOLVED),
+                                          (526, SolveStatus.UNSOLVABLE)])
+def test_helpers_on_a_thread_of_their_own_reach_the_same_verdicts(deal, status):
+    # threads=2: the probes and the best-first search run beside the complete search. Deal 139
+    # is won by the best-first search only (above), 144 by a probe first, 526 is lost; the
+    # node budget may be overrun by one chunk of each thread.
+    limit = 600_000
+    result = solve(deal, node_limit=limit, threads=2)
+    assert result.status == status
+    assert result.nodes <= limit + 2 * solver_module.RACE_CHUNK
+    if status == SolveStatus.SOLVED:
+        assert_replays_to_a_win(Game.new(deal), result)
+    cut = solve(deal, node_limit=solver_module.PROBE_AFTER + 10, threads=2)
+    assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "nodes"
+
+
 @pytest.fixture
 def best_first_only(monkeypatch):
     """The best-first search from the first node, with (nearly) every turn."""
@@ -607,6 +623,8 @@ def test_a_won_position_is_solved_with_no_actions():
     ({"probe_after": 0}, "probe_after"),
     ({"best_after": 2.5}, "best_after"),
     ({"exact_twins": "yes"}, "exact_twins"),
+    ({"threads": 3}, "threads"),
+    ({"threads": True}, "threads"),
     ({"exact_twins": True, "rules": Rules(max_passes=100)}, "exact_twins needs max_passes <= 64"),
 ])
 def test_bad_arguments_say_what_is_wrong(kwargs, message):

@@ -24,12 +24,12 @@ def _replays(deal: int, actions: list[int]) -> bool:
     return game.is_won
 
 
-def _ours(deals, time_limit: float) -> dict:
+def _ours(deals, time_limit: float, threads: int) -> dict:
     prepare()
     verdicts, seconds, nodes, table_mb, bad = {}, [], 0, 0.0, 0
     cpu_started = time.process_time()
     for deal in deals:
-        result = solve(deal, Rules(), time_limit=time_limit)
+        result = solve(deal, Rules(), time_limit=time_limit, threads=threads)
         if result.status == SolveStatus.SOLVED and not _replays(deal, result.actions):
             bad += 1
         verdicts[deal] = result.status.value
@@ -72,19 +72,24 @@ def _row(name: str, run: dict, extra: str) -> str:
 def run(quick: bool = False) -> str:
     config = QUICK if quick else FULL
     deals = config["deals"]
-    ours = _ours(deals, config["time_limit"])
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines = [
-        f"Deals {deals.start}-{deals.stop - 1}, draw-3, one core; ours with time_limit="
-        f"{config['time_limit']:g} s a deal.",
+        f"Deals {deals.start}-{deals.stop - 1}, draw-3; ours with time_limit={config['time_limit']:g} s a deal, "
+        "on one thread and with the helper searches on a second (threads=2); pyksolve on one.",
         "",
         "| solver | decided | solved | median s | mean s | max s | mean CPU s | notes |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
-        _row("klondike_env.solve", ours,
-             f"{ours['nodes'] / sum(ours['seconds']):,.0f} nodes/s ({ours['nodes'] / ours['cpu']:,.0f} per CPU s); table peak {ours['table_mb']:.0f} MB, "
-             f"process peak RSS {rss_mb:.0f} MB; solutions failing replay: {ours['bad']}"),
     ]
-    undecided = [deal for deal in deals if ours["verdicts"][deal] == "UNKNOWN"]
+    runs = {}
+    for threads in (1, 2):
+        ours = runs[threads] = _ours(deals, config["time_limit"], threads)
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        lines.append(_row(
+            "klondike_env.solve" + (" (threads=2)" if threads == 2 else ""), ours,
+            f"{ours['nodes'] / sum(ours['seconds']):,.0f} nodes/s ({ours['nodes'] / ours['cpu']:,.0f} per CPU s); "
+            f"table peak {ours['table_mb']:.0f} MB, process peak RSS {rss_mb:.0f} MB; "
+            f"solutions failing replay: {ours['bad']}"))
+    ours = runs[1]
+    undecided = {threads: [deal for deal in deals if run["verdicts"][deal] == "UNKNOWN"] for threads, run in runs.items()}
     others = {}
     for method in ("solve_fast", "solve_minimal"):
         other = _pyksolve(deals, method, config["pyksolve_closed"])
@@ -92,20 +97,21 @@ def run(quick: bool = False) -> str:
             lines.append(f"| pyksolve.{method} | not installed (`pip install pyksolve`) | | | | | | |")
             continue
         others[method] = other
-        ratio = sum(other["seconds"]) / sum(ours["seconds"])
-        cpu_ratio = other["cpu"] / ours["cpu"]
-        lines.append(_row(f"pyksolve.{method}", other,
-                          f"max_closed_count={config['pyksolve_closed']:,}; total time {ratio:.2f}x ours "
-                          f"(CPU {cpu_ratio:.2f}x)"))
+        ratios = "; ".join(
+            f"total time {sum(other['seconds']) / sum(mine['seconds']):.2f}x ours{label} (CPU {other['cpu'] / mine['cpu']:.2f}x)"
+            for label, mine in (("", runs[1]), (" with threads=2", runs[2])))
+        lines.append(_row(f"pyksolve.{method}", other, f"max_closed_count={config['pyksolve_closed']:,}; {ratios}"))
+    others["ours, threads=2"] = runs[2]
     disagreements = [
         (deal, ours["verdicts"][deal], method, other["verdicts"][deal])
         for method, other in others.items() for deal in deals
         if {ours["verdicts"][deal], other["verdicts"][deal]} == {"SOLVED", "UNSOLVABLE"}
     ]
-    lines += ["", f"Deals ours left UNKNOWN: {', '.join(map(str, undecided)) or 'none'}"]
+    lines += ["", "Deals ours left UNKNOWN: " + "; ".join(
+        f"threads={threads}: {', '.join(map(str, left)) or 'none'}" for threads, left in undecided.items())]
     if others:
         lines += ["", f"Verdicts in conflict (SOLVED vs UNSOLVABLE): {len(disagreements)}"]
         if disagreements:
-            lines += ["", "| deal | ours | pyksolve method | pyksolve |", "| ---: | --- | --- | --- |"]
+            lines += ["", "| deal | ours | other | its verdict |", "| ---: | --- | --- | --- |"]
             lines += [f"| {deal} | {mine} | {method} | {theirs} |" for deal, mine, method, theirs in disagreements]
     return "\n".join(lines)
