@@ -18,7 +18,10 @@ start a column, which the classes do not describe), ``exact_twins=True`` and the
 search.
 
 Depth-first search over positions, with a transposition table of every position already
-expanded. Every rule is applied through :mod:`klondike_env.core` (``legal``-style checks
+generated: when a position is expanded all its successors are built and looked up at once (the
+CPU is asked to fetch their table entries first, so the look-ups overlap instead of each
+waiting for memory), and those that were new are expanded when the search comes back to them;
+every entry is expanded by the position that generated it, so the search stays complete. Every rule is applied through :mod:`klondike_env.core` (``legal``-style checks
 ``fits_foundation``/``fits_column``/``run_start`` and ``apply_action``); this module only
 chooses which moves to try and in what order.
 
@@ -93,7 +96,12 @@ chooses which moves to try and in what order.
   by draws alone, the same position at ``b + draw``, ``b + 2 draw``, ... and then the grid:
   each of those has a subset of its moves (to the same successors), so when it is expanded they
   are marked as seen too. Depth-first search stays complete, since every successor of a marked
-  position is a successor of the expanded one.
+  position is a successor of the expanded one. Conversely (session 18), when one of those
+  later boundaries ``b'`` was in the table already, the talon moves they share -- the tops at
+  ``b'`` and after on this pass, and every top after a recycle -- lead from both to the same
+  successors (a successor's boundary is where its card lay), which that entry's expansion (or
+  the one that marked it) generates, so the position at ``b`` drops them and keeps its other
+  moves.
 * **Symmetries skipped** (each yields a position equal to one already generated): of several
   empty columns only the first is a destination, and a whole column without face-down cards is
   never moved onto an empty column (a column permutation). A foundation card that the safe
@@ -136,7 +144,9 @@ chooses which moves to try and in what order.
   order (each move's score gets a pseudo-random amount drawn from the position's key and the
   probe's seed, so runs are reproducible) take turns with it, on a table of their own, each with
   a node budget along the Luby sequence, and together at most ``PROBE_SHARE`` times the nodes
-  the complete search has used. Search costs are heavy-tailed: a winnable deal whose win the
+  the complete search has used (with ``threads=2`` the probes and the best-first search below
+  run on a second thread instead, sharing it in the proportion of their shares, as long as
+  the complete search runs). Search costs are heavy-tailed: a winnable deal whose win the
   fixed order puts behind a huge lost subtree is often won quickly in another order. Soundness:
   a probe is the same search in a different order, so a win it finds is a legal line (replayed
   like any other), and a probe that exhausts its search has visited every reachable position and
@@ -181,7 +191,10 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from klondike_env import core
 from klondike_env.cards import check_deal, deal_deck, parse_deck
@@ -594,6 +607,35 @@ def _mix(key):
     return h
 
 
+def _prefetch_function_name() -> str:
+    from llvmlite import binding
+
+    return "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"  # opaque pointers
+
+
+@intrinsic
+def _prefetch_entry(typingctx, table, slot):
+    """Ask the CPU to load ``table[slot]`` into the cache (no effect on the program's values)."""
+
+    def codegen(context, builder, signature, args):
+        table_type, slot_type = signature.args
+        array = context.make_array(table_type)(context, builder, args[0])
+        row = context.cast(builder, args[1], slot_type, types.intp)
+        pointer = cgutils.get_item_pointer(context, builder, table_type, array,
+                                           [row, context.get_constant(types.intp, 0)])
+        byte_pointer = ir.IntType(8).as_pointer()
+        int32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]),
+            _prefetch_function_name())
+        # read access, high temporal locality, data cache
+        builder.call(function, [builder.bitcast(pointer, byte_pointer), ir.Constant(int32, 0),
+                                ir.Constant(int32, 3), ir.Constant(int32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(table, slot), codegen
+
+
 @njit(cache=True)
 def _table_insert(table, epoch, key):
     """1 if ``key`` was new (now stored), 0 if present, -1 if no free slot was found.
@@ -794,8 +836,8 @@ def _insert_root(state, rules, talon_index, key_flags, table, epoch, layout):
 
 
 @njit(cache=True)
-def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
-           table, epoch, seed, spread, layout):
+def _start(root, rules, states, moves, scores, move_counts, move_next, fresh, ctrl, talon_index, key_flags,
+           table, epoch, entry_stop, seed, spread, layout):
     """Set up a depth-first search from ``root``: a position already auto-played and checked for
     cards stuck for good (``_DepthFirst``), or (with a ``layout``) the class of one."""
     state = states[0]
@@ -811,65 +853,113 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, ctrl, tal
     if seed != 0:
         _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
     move_next[0] = 0
+    _search(rules, states, moves, scores, move_counts, move_next, fresh, ctrl, talon_index, key_flags, table, epoch,
+            1, entry_stop, seed, spread, layout, True)  # the root's successors, and no expansion
 
 
 @njit(cache=True, nogil=True)
-def _search(rules, states, moves, scores, move_counts, move_next, ctrl, talon_index, key_flags,
-            table, epoch, node_stop, entry_stop, seed, spread, layout):
-    """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable)."""
+def _search(rules, states, moves, scores, move_counts, move_next, fresh, ctrl, talon_index, key_flags,
+            table, epoch, node_stop, entry_stop, seed, spread, layout, successors_pending=False):
+    """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable).
+    ``successors_pending``: the position at the current depth is expanded but its successors
+    are not looked up yet (the root, from ``_start``).
+
+    A position's successors are all built and looked up in the table when it is expanded, and
+    those that were new are expanded in turn when the search comes back to them (``fresh``):
+    the look-ups of one position's successors then overlap in memory instead of waiting one by
+    one (docs/speed.md "Solver", session 18). A successor marked as seen that way is expanded
+    later by the position that generated it, so the search stays complete.
+    """
     limited, exact_twins = _key_modes(key_flags)
     boundary_word, boundary_shift = 1, 45  # where the key keeps the waste boundary
     if layout is not None:
         boundary_word, boundary_shift = quotient_search.BOUNDARY_WORD, quotient_search.BOUNDARY_SHIFT
+    draw_count = rules[RULE_DRAW_COUNT]
     key = np.empty(KEY_WORDS, np.int64)
+    keys = np.empty((moves.shape[1], KEY_WORDS), np.int64)
+    talon_lengths = np.empty(moves.shape[1], np.int32)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
     reached = np.empty(core.TALON_SLOTS + 1, np.uint8)
     no_record = np.empty(0, np.int32)
+    scratch = np.empty(states.shape[1], np.int32)
+    slot_mask = np.uint64(table.shape[0] - 1)
     max_depth = states.shape[0]
+    max_boundary = core.TALON_SLOTS + 1  # above every waste boundary
     depth = ctrl[_DEPTH]
     nodes = ctrl[_NODES]
     entries = ctrl[_ENTRIES]
     while True:
-        if depth < 0:
-            ctrl[_RESULT] = _EXHAUSTED
-            break
-        if nodes >= node_stop:
-            break
-        index = move_next[depth]
-        if index >= move_counts[depth]:
-            depth -= 1
-            continue
-        move_next[depth] = index + 1
+        if not successors_pending:
+            if depth < 0:
+                ctrl[_RESULT] = _EXHAUSTED
+                break
+            if nodes >= node_stop:
+                break
+            index = move_next[depth]
+            if index >= move_counts[depth]:
+                depth -= 1
+                continue
+            move_next[depth] = index + 1
+            if fresh[depth, index] == 0:
+                continue
+            covered_from = fresh[depth, index] - 1
+            child = states[depth + 1]
+            _node_child(states[depth], child, rules, moves[depth, index], layout, no_record)
+            nodes += 1
+            depth += 1
+            move_counts[depth] = _node_moves(child, rules, layout, moves[depth], scores[depth], reached)
+            if covered_from < max_boundary:
+                move_counts[depth] = _drop_covered_talon_moves(moves[depth], scores[depth], move_counts[depth],
+                                                               child[WASTE_LENGTH], draw_count, covered_from)
+            if seed != 0:
+                _node_key(child, rules, talon_index, limited, exact_twins, layout, key, values, free)
+                _shuffle_moves(moves[depth], scores[depth], move_counts[depth], key, seed, spread)
+            move_next[depth] = 0
+        successors_pending = False
+        # build and look up every successor of the position at ``depth``
         if depth + 1 >= max_depth:
             ctrl[_CUT] = 1
+            move_counts[depth] = 0
             continue
-        child = states[depth + 1]
-        _node_child(states[depth], child, rules, moves[depth, index], layout, no_record)
-        if core.is_won(child):
+        parent = states[depth]
+        count = move_counts[depth]
+        won = -1
+        for index in range(count):
+            _node_child(parent, scratch, rules, moves[depth, index], layout, no_record)
+            if core.is_won(scratch):
+                won = index
+                break
+            _node_key(scratch, rules, talon_index, limited, exact_twins, layout, keys[index], values, free)
+            talon_lengths[index] = scratch[TALON_LENGTH]
+            _prefetch_entry(table, np.int64(_mix(keys[index]) & slot_mask))
+        if won >= 0:
+            move_next[depth] = won + 1
             depth += 1
             ctrl[_RESULT] = _WON
             break
-        if entries >= entry_stop:
+        full = False
+        for index in range(count):
+            fresh[depth, index] = 0
+            if entries >= entry_stop:
+                full = True
+                break
+            inserted = _table_insert(table, epoch, keys[index])
+            if inserted < 0:
+                full = True
+                break
+            if inserted == 0:
+                continue
+            entries += 1
+            covered_from = max_boundary
+            if not limited:
+                key[:] = keys[index]
+                entries, covered_from = _mark_later_boundaries(table, epoch, key, boundary_word, boundary_shift,
+                                                               talon_lengths[index], draw_count, entries, entry_stop)
+            fresh[depth, index] = covered_from + 1
+        if full:
             ctrl[_RESULT] = _FULL
             break
-        _node_key(child, rules, talon_index, limited, exact_twins, layout, key, values, free)
-        inserted = _table_insert(table, epoch, key)
-        if inserted < 0:
-            ctrl[_RESULT] = _FULL
-            break
-        if inserted == 0:
-            continue
-        entries += 1
-        if not limited:
-            entries = _mark_later_boundaries(table, epoch, key, boundary_word, boundary_shift, child[TALON_LENGTH],
-                                             rules[RULE_DRAW_COUNT], entries, entry_stop)
-        nodes += 1
-        depth += 1
-        move_counts[depth] = _node_moves(child, rules, layout, moves[depth], scores[depth], reached)
-        if seed != 0:
-            _shuffle_moves(moves[depth], scores[depth], move_counts[depth], key, seed, spread)
-        move_next[depth] = 0
     ctrl[_DEPTH] = depth
     ctrl[_NODES] = nodes
     ctrl[_ENTRIES] = entries
@@ -880,11 +970,14 @@ def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_co
     """With unlimited passes, a position whose waste boundary (``key[word]``'s 5 bits at
     ``shift``) is off the draw grid can reach, by draws alone, the same position with each
     later boundary of its grid and then with the grid boundary: those have a subset of its
-    moves, so mark them as seen (module docstring). Returns the entries used. Marking is
-    optional: it leaves at least half the table to expanded positions."""
+    moves, so mark them as seen (module docstring). Returns the entries used and the first of
+    those boundaries that was in the table already (``talon_length`` for the grid boundary,
+    ``TALON_SLOTS + 1`` for none). Marking is optional: it leaves at least half the table to
+    expanded positions."""
+    covered_from = core.TALON_SLOTS + 1
     boundary = (key[word] >> shift) & 31
     if boundary == 0:
-        return entries
+        return entries, covered_from
     cleared = key[word] & ~(np.int64(31) << shift)
     later = boundary + draw_count
     while entries < entry_stop // 2:
@@ -892,11 +985,33 @@ def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_co
         marked = _table_insert(table, epoch, key)
         if marked < 0:
             break
+        if marked == 0 and covered_from > talon_length:
+            covered_from = min(later, talon_length)
         entries += marked
         if later >= talon_length:
             break
         later += draw_count
-    return entries
+    return entries, covered_from
+
+
+@njit(cache=True)
+def _drop_covered_talon_moves(moves, scores, count, boundary, draw_count, covered_from):
+    """Drop the talon moves of a position with waste boundary ``boundary`` (off the grid) that a
+    position with the same cards and a later boundary ``covered_from`` of its grid (or the grid
+    boundary: ``covered_from`` = the talon's length), already in the table, has too: the plays of
+    the tops at ``covered_from`` and after on this pass, and every play after a recycle. They
+    lead to the same successors (the waste boundary of the successor is where the played card
+    lay), which that position's expansion generates (module docstring). Returns the moves kept."""
+    kept = 0
+    for index in range(count):
+        move = moves[index]
+        reached = boundary + ((move >> _BEFORE_SHIFT) & _COUNT_MASK) * draw_count
+        if (move >> _RECYCLE_SHIFT) & 1 or reached >= covered_from:
+            continue
+        moves[kept] = move
+        scores[kept] = scores[index]
+        kept += 1
+    return kept
 
 
 @njit(cache=True)
@@ -1287,6 +1402,9 @@ class _DepthFirst(_ControlledSearch):
         self.scores = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
         self.move_counts = np.zeros(MAX_DEPTH, np.int32)
         self.move_next = np.zeros(MAX_DEPTH, np.int32)
+        # per generated move: 0 if its successor was seen already, else 1 + the boundary from
+        # which its talon moves are covered (_drop_covered_talon_moves)
+        self.fresh = np.zeros((MAX_DEPTH, MAX_MOVES), np.int8)
         self.ctrl = np.zeros(5, np.int64)
         self.layout = None
         # the root's safe auto-play, then its proof of loss (cards stuck for good)
@@ -1301,7 +1419,8 @@ class _DepthFirst(_ControlledSearch):
             start, *layout = quotient_search.root_class(start)
             self.layout = tuple(layout)
         _start(start, rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
-               self.ctrl, talon_index, key_flags, table.keys, self.epoch, self.seed, spread, self.layout)
+               self.fresh, self.ctrl, talon_index, key_flags, table.keys, self.epoch, self.entry_stop, self.seed, spread,
+               self.layout)
 
     @property
     def cut(self) -> bool:
@@ -1310,7 +1429,7 @@ class _DepthFirst(_ControlledSearch):
     def run(self, nodes: int) -> None:
         """Search on until a win, exhaustion, a full table or ``nodes`` more expansions."""
         _search(self.rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
-                self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
+                self.fresh, self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
                 self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread, self.layout)
 
     def solution(self) -> list[int]:

@@ -600,6 +600,16 @@ def test_budget_exhaustion_never_yields_unsolvable():
             assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "nodes"
 
 
+@pytest.mark.parametrize("by_class", [True, False], ids=["classes", "positions"])
+def test_lines_cut_at_the_depth_cap_never_yield_unsolvable(monkeypatch, by_class):
+    # With a stack of 12 search moves, neither deal 526 (lost) nor deal 7 (won, by lines of far
+    # more search moves) can be searched to the end: the answer is UNKNOWN, stopped by "depth".
+    monkeypatch.setattr(solver_module, "MAX_DEPTH", 12)
+    for deal in (526, 7):
+        cut = solve(deal, by_class=by_class, probe_after=10**9, best_after=10**9)
+        assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "depth"
+
+
 def test_a_full_table_and_a_time_limit_give_unknown():
     full = solve(1, memory_limit_mb=0.05)
     assert full.status == SolveStatus.UNKNOWN and full.stopped_by == "memory"
