@@ -1174,7 +1174,9 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
     positions expanded are stored (packed), each rebuilt from its parent when its turn comes.
     """
     limited, exact_twins = _key_modes(key_flags)
-    key = np.empty(KEY_WORDS, np.int64)
+    child_keys = np.empty((MAX_MOVES, KEY_WORDS), np.int64)
+    priorities = np.empty(MAX_MOVES, np.int64)
+    slot_mask = np.uint64(table.shape[0] - 1)
     values = np.empty(NUM_COLUMNS, np.int64)
     free = np.empty(NUM_COLUMNS, np.int64)
     reached = np.empty(core.TALON_SLOTS + 1, np.uint8)
@@ -1211,7 +1213,7 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
             depth[slot] = depth[from_slot] + 1
         expanded += 1
         count = _generate_moves(state, rules, moves, scores, reached)
-        for index in range(count):
+        for index in range(count):  # build every successor and prefetch its table entry (as _search)
             child[:] = state
             _apply_move(child, rules, moves[index], no_record, 0)
             _auto_play(child, rules, no_record, 0)
@@ -1220,20 +1222,24 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
                 ctrl[_BEST_WON] = slot
                 ctrl[_BEST_WON_MOVE] = moves[index]
                 break
-            _search_key(child, rules, talon_index, limited, exact_twins, key, values, free)
-            inserted = _table_insert(table, epoch, key)
+            _search_key(child, rules, talon_index, limited, exact_twins, child_keys[index], values, free)
+            _prefetch_entry(table, np.int64(_mix(child_keys[index]) & slot_mask))
+            # weighted A*: the estimate of what is left plus half the search moves from the
+            # root, so a position reached the long way waits; the move generator's order
+            # breaks ties, then the newer position first (weights measured: docs/speed.md "Solver",
+            # session 9)
+            priorities[index] = -32 * (2 * _distance_estimate(child) + depth[slot] + 1) + max(scores[index], 0) // 16
+        if ctrl[_BEST_RESULT] == _WON:
+            break
+        for index in range(count):
+            inserted = _table_insert(table, epoch, child_keys[index])
             if inserted < 0:
                 ctrl[_BEST_RESULT] = _FULL
                 break
             if inserted == 0:
                 continue
             generated += 1
-            # weighted A*: the estimate of what is left plus half the search moves from the
-            # root, so a position reached the long way waits; the move generator's order
-            # breaks ties, then the newer position first (weights measured: docs/speed.md "Solver",
-            # session 9)
-            priority = -32 * (2 * _distance_estimate(child) + depth[slot] + 1) + max(scores[index], 0) // 16
-            size = _heap_push(heap_key, heap_parent, heap_via, size, (np.int64(priority) << 32) | generated,
+            size = _heap_push(heap_key, heap_parent, heap_via, size, (np.int64(priorities[index]) << 32) | generated,
                               slot, moves[index])
     ctrl[_BEST_EXPANDED] = expanded
     ctrl[_BEST_STORED] = generated
