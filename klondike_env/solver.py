@@ -21,7 +21,8 @@ Depth-first search over positions, with a transposition table of every position 
 generated: when a position is expanded all its successors are built and looked up at once (the
 CPU is asked to fetch their table entries first, so the look-ups overlap instead of each
 waiting for memory), and those that were new are expanded when the search comes back to them;
-every entry is expanded by the position that generated it, so the search stays complete. Every rule is applied through :mod:`klondike_env.core` (``legal``-style checks
+every entry is expanded by the position that generated it, so the search stays complete. Every
+rule is applied through :mod:`klondike_env.core` (``legal``-style checks
 ``fits_foundation``/``fits_column``/``run_start`` and ``apply_action``); this module only
 chooses which moves to try and in what order.
 
@@ -101,7 +102,8 @@ chooses which moves to try and in what order.
   ``b'`` and after on this pass, and every top after a recycle -- lead from both to the same
   successors (a successor's boundary is where its card lay), which that entry's expansion (or
   the one that marked it) generates, so the position at ``b`` drops them and keeps its other
-  moves.
+  moves. (That expansion may have dropped some of them in turn, but only for an entry inserted
+  before it: by induction on the order of insertion, some expansion generates each.)
 * **Symmetries skipped** (each yields a position equal to one already generated): of several
   empty columns only the first is a destination, and a whole column without face-down cards is
   never moved onto an empty column (a column permutation). A foundation card that the safe
