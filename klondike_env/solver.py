@@ -609,12 +609,6 @@ def _mix(key):
     return h
 
 
-def _prefetch_function_name() -> str:
-    from llvmlite import binding
-
-    return "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"  # opaque pointers
-
-
 @intrinsic
 def _prefetch_entry(typingctx, table, slot):
     """Ask the CPU to load ``table[slot]`` into the cache (no effect on the program's values)."""
@@ -627,9 +621,9 @@ def _prefetch_entry(typingctx, table, slot):
                                            [row, context.get_constant(types.intp, 0)])
         byte_pointer = ir.IntType(8).as_pointer()
         int32 = ir.IntType(32)
-        function = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]),
-            _prefetch_function_name())
+        # (llvmlite names the intrinsic for its own pointer types, as numba's llvm.memcpy)
+        function = builder.module.declare_intrinsic(
+            "llvm.prefetch", [byte_pointer], ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]))
         # read access, high temporal locality, data cache
         builder.call(function, [builder.bitcast(pointer, byte_pointer), ir.Constant(int32, 0),
                                 ir.Constant(int32, 3), ir.Constant(int32, 1)])
