@@ -1531,6 +1531,7 @@ class _Helpers:
         self.probe_entries = 0  # the most table entries one probe used
         self.best: _BestFirst | None = None  # started on its first turn
         self.decider: _ControlledSearch | None = None
+        self.error: BaseException | None = None  # raised on the thread beside (threads=2)
 
     @property
     def probes_used(self) -> int:
@@ -1583,15 +1584,19 @@ class _Helpers:
              best_after: int) -> None:
         """Run beside ``complete`` (on a thread of its own; the kernels release the GIL) until one of
         them decides, ``stop`` is set or a budget runs out: the probes and the best-first search
-        share this thread in the proportion PROBE_SHARE : BEST_SHARE."""
-        while not stop.is_set() and self.decider is None:
-            used = complete.nodes + self.nodes
-            if (node_limit is not None and used >= node_limit) or (deadline is not None and time.perf_counter() >= deadline):
-                return
-            step = RACE_CHUNK if node_limit is None else min(RACE_CHUNK, node_limit - used)
-            best_turn = (complete.nodes >= best_after and self.best_open
-                         and self.best_used / BEST_SHARE <= self.probes_used / PROBE_SHARE)
-            self.run("best" if best_turn else "probes", step)
+        share this thread in the proportion PROBE_SHARE : BEST_SHARE. An exception is kept in
+        ``error`` for ``solve`` to raise."""
+        try:
+            while not stop.is_set() and self.decider is None:
+                used = complete.nodes + self.nodes
+                if (node_limit is not None and used >= node_limit) or (deadline is not None and time.perf_counter() >= deadline):
+                    return
+                step = RACE_CHUNK if node_limit is None else min(RACE_CHUNK, node_limit - used)
+                best_turn = (complete.nodes >= best_after and self.best_open
+                             and self.best_used / BEST_SHARE <= self.probes_used / PROBE_SHARE)
+                self.run("best" if best_turn else "probes", step)
+        except BaseException as error:  # noqa: BLE001 -- handed to the main thread
+            self.error = error
 
 
 def solve(
@@ -1674,6 +1679,8 @@ def solve(
             if helpers.decider is not None:  # won or proved by the thread beside
                 decider = helpers.decider
                 break
+            if helpers.error is not None:
+                break  # raised below
             step = chunk if node_limit is None else min(chunk, node_limit - used)
             chunk = min(chunk * 2, 1 << 18)
             helpers_join = complete.nodes >= probe_after and memory_limit_mb >= 1
@@ -1712,6 +1719,8 @@ def solve(
         stop.set()
         if helpers_beside is not None:
             helpers_beside.join()
+    if helpers.error is not None:
+        raise helpers.error
     if decider is None and stopped_by is None:
         decider = helpers.decider
     nodes = complete.nodes + helpers.nodes
