@@ -1721,8 +1721,6 @@ def solve(
             helpers_beside.join()
     if helpers.error is not None:
         raise helpers.error
-    if decider is None and stopped_by is None:
-        decider = helpers.decider
     nodes = complete.nodes + helpers.nodes
 
     actions: list[int] = []
