@@ -147,8 +147,8 @@ chooses which moves to try and in what order.
   probe's seed, so runs are reproducible) take turns with it, on a table of their own, each with
   a node budget along the Luby sequence, and together at most ``PROBE_SHARE`` times the nodes
   the complete search has used (with ``threads=2`` the probes and the best-first search below
-  run on a second thread instead, sharing it in the proportion of their shares, as long as
-  the complete search runs). Search costs are heavy-tailed: a winnable deal whose win the
+  run on a second thread instead, sharing it in the proportion of their shares with the
+  partner of the complete search, below, as long as the complete search runs). Search costs are heavy-tailed: a winnable deal whose win the
   fixed order puts behind a huge lost subtree is often won quickly in another order. Soundness:
   a probe is the same search in a different order, so a win it finds is a legal line (replayed
   like any other), and a probe that exhausts its search has visited every reachable position and
@@ -173,6 +173,25 @@ chooses which moves to try and in what order.
   rebuilt from its parent when its turn comes (since session 12: at the default 512 MB it holds
   3.1M generated positions, 1.25M of them expanded, where full copies of each held 0.99M). When
   table, queue or store is full it stops and proves nothing.
+
+* **The class search on two threads** (``threads=2``, session 19). The complete search over
+  classes (``klondike_env/quotient_search.py``) runs on the main thread and a *partner* on the
+  second one, over the same table (the probes and the best-first search take a share of the
+  partner's thread, ``PARTNER_SHARE``). A thread without work asks the other, which hands over
+  the shallowest class waiting on its stack to be expanded (``_DepthFirst.hand_over``) and
+  forgets it; the receiver claims it and searches from it. Table entries are written with
+  atomic operations (a compare-and-swap claims a free slot before its key is written; the
+  stamp that makes it visible is written last) and stamped with who still has to expand them:
+  a search that meets a class waiting for the other's expansion takes it as new too, and
+  whichever comes back to it first claims it (compare-and-swap) and expands it, the other skips
+  it. Soundness: a winning line found by either thread is the line to the class it started
+  from plus its stack, realized and replayed like any other. Every entry stamped "waiting" is
+  on a stack, handed over, or claimed and expanded, so once neither thread has a search or a
+  class handed over, every class in the table was expanded (or is a boundary marked for one
+  that was): the same closed set a single search leaves, a proof of loss. A thread hands a class
+  over only while it searches, so reading the other thread's state first and then its own
+  cannot miss one in flight (``_Sharer``). A search stopped by a full table, or a line cut at
+  the depth cap, in either thread leaves the verdict ``UNKNOWN``.
 
 Foundation-to-tableau moves ("worrying back") are kept: Blake & Gent (JAIR) show the
 Klondike-Solver rule that forbids them right after a foundation move gives wrong "unwinnable"
@@ -609,6 +628,15 @@ def _mix(key):
     return h
 
 
+def _epoch_pointer(context, builder, signature, args):
+    """A pointer to ``table[slot, KEY_WORDS]`` (an entry's epoch word), for the intrinsics below."""
+    table_type, slot_type = signature.args[0], signature.args[1]
+    array = context.make_array(table_type)(context, builder, args[0])
+    row = context.cast(builder, args[1], slot_type, types.intp)
+    return cgutils.get_item_pointer(context, builder, table_type, array,
+                                    [row, context.get_constant(types.intp, KEY_WORDS)])
+
+
 @intrinsic
 def _prefetch_entry(typingctx, table, slot):
     """Ask the CPU to load ``table[slot]`` into the cache (no effect on the program's values)."""
@@ -632,6 +660,44 @@ def _prefetch_entry(typingctx, table, slot):
     return types.void(table, slot), codegen
 
 
+# Atomic access to an entry's epoch word, for the two depth-first searches that share a table
+# (solve's threads=2): an entry is claimed (compare-and-swap) before its key words are written,
+# and its epoch word is stored last, so a search that reads an entry's epoch reads its key too.
+@intrinsic
+def _load_epoch(typingctx, table, slot):
+    """``table[slot, KEY_WORDS]``, read atomically (acquire: the key words read after it are
+    those written before it)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.load_atomic(_epoch_pointer(context, builder, signature, args), "acquire", 8)
+
+    return types.int64(table, slot), codegen
+
+
+@intrinsic
+def _store_epoch(typingctx, table, slot, value):
+    """``table[slot, KEY_WORDS] = value``, atomically (release: after the key words)."""
+
+    def codegen(context, builder, signature, args):
+        builder.store_atomic(args[2], _epoch_pointer(context, builder, signature, args), "release", 8)
+        return context.get_dummy_value()
+
+    return types.void(table, slot, types.int64), codegen
+
+
+@intrinsic
+def _swap_epoch(typingctx, table, slot, expected, value):
+    """Compare-and-swap ``table[slot, KEY_WORDS]`` from ``expected`` to ``value``; returns the
+    word found there (``expected`` exactly when the swap took place)."""
+
+    def codegen(context, builder, signature, args):
+        pair = builder.cmpxchg(_epoch_pointer(context, builder, signature, args), args[2], args[3],
+                               "acq_rel", "acquire")
+        return builder.extract_value(pair, 0)
+
+    return types.int64(table, slot, types.int64, types.int64), codegen
+
+
 @njit(cache=True)
 def _table_insert(table, epoch, key):
     """1 if ``key`` was new (now stored), 0 if present, -1 if no free slot was found.
@@ -652,6 +718,63 @@ def _table_insert(table, epoch, key):
             return 0
         index = (index + np.uint64(1)) & mask
     return -1
+
+
+# A table shared by two searches (threads=2) stamps an entry with one of three epoch words: the
+# epoch itself once the entry needs no expansion (expanded, or a marked boundary), the epoch + 1
+# or + 2 while the search of that number (1: solve's complete search, 2: its partner) has yet to
+# expand it. _BUSY marks an entry whose key is being written.
+SHARED_EPOCHS = 3
+_BUSY = -1
+
+
+@njit(cache=True)
+def _shared_insert(table, epoch, key, word):
+    """:func:`_table_insert` on a shared table, stamping a new entry ``word``: ``(1, slot)`` if
+    ``key`` was new, ``(0, slot)`` if present and stamped ``epoch`` or ``word``, ``(2, slot)`` if
+    present and waiting for the other search's expansion, ``(-1, 0)`` if no free slot was found."""
+    mask = np.uint64(table.shape[0] - 1)
+    index = _mix(key) & mask
+    looked = 0
+    while looked < table.shape[0]:
+        slot = np.int64(index)
+        found = _load_epoch(table, slot)
+        if found == _BUSY:
+            continue  # the other search is writing this entry: read it again
+        if np.uint64(found - epoch) >= np.uint64(SHARED_EPOCHS):  # free
+            if _swap_epoch(table, slot, found, _BUSY) != found:
+                continue  # taken meanwhile: read it again
+            table[slot, 0] = key[0]
+            table[slot, 1] = key[1]
+            table[slot, 2] = key[2]
+            _store_epoch(table, slot, word)
+            return 1, slot
+        if table[slot, 0] == key[0] and table[slot, 1] == key[1] and table[slot, 2] == key[2]:
+            return (0 if found == epoch or found == word else 2), slot
+        index = (index + np.uint64(1)) & mask
+        looked += 1
+    return -1, np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def _insert(table, epoch, key, word, shared):
+    """Insert in a search's table: :func:`_shared_insert` (stamping ``word``) when ``shared``,
+    else :func:`_table_insert` (slot -1)."""
+    if shared:
+        return _shared_insert(table, epoch, key, word)
+    return _table_insert(table, epoch, key), np.int64(-1)
+
+
+@njit(cache=True)
+def _claim(table, epoch, slot):
+    """Whether this search may expand the shared entry at ``slot`` (it was waiting for an
+    expansion, and is now stamped ``epoch``); False when the other search claimed it first."""
+    while True:
+        found = _load_epoch(table, slot)
+        if found == epoch:
+            return False
+        if _swap_epoch(table, slot, found, epoch) == found:
+            return True
 
 
 # _stuck_for_good's "column" of a card that is not in the tableau
@@ -820,42 +943,44 @@ def _node_moves(state, rules, layout, moves, scores, reached):
 
 
 @njit(cache=True)
-def _insert_root(state, rules, talon_index, key_flags, table, epoch, layout):
-    """Put a search's root position in its (empty) table; returns the root's key."""
+def _insert_root(state, rules, talon_index, key_flags, table, epoch, layout, shared=False):
+    """Put a search's root position in its table (empty, or shared: stamped expanded); returns
+    the root's key."""
     key = np.empty(KEY_WORDS, np.int64)
     scratch = np.empty(2 * NUM_COLUMNS, np.int64)
     limited, exact_twins = _key_modes(key_flags)
     _node_key(state, rules, talon_index, limited, exact_twins, layout, key, scratch[:NUM_COLUMNS],
               scratch[NUM_COLUMNS:])
-    _table_insert(table, epoch, key)
+    _insert(table, epoch, key, epoch, shared)
     return key
 
 
 @njit(cache=True)
-def _start(root, rules, states, moves, scores, move_counts, move_next, fresh, ctrl, talon_index, key_flags,
-           table, epoch, entry_stop, seed, spread, layout):
+def _start(root, rules, states, moves, scores, move_counts, move_next, fresh, claims, ctrl, talon_index, key_flags,
+           table, epoch, owner, entry_stop, mark_stop, seed, spread, layout):
     """Set up a depth-first search from ``root``: a position already auto-played and checked for
-    cards stuck for good (``_DepthFirst``), or (with a ``layout``) the class of one."""
+    cards stuck for good (``_DepthFirst``), or (with a ``layout``) the class of one. ``owner``:
+    0 for a table of its own, else the search's number on a shared table (:func:`_search`)."""
     state = states[0]
     state[:] = root
     ctrl[:] = 0
     if core.is_won(state):
         ctrl[_RESULT] = _WON
         return
-    key = _insert_root(state, rules, talon_index, key_flags, table, epoch, layout)
+    key = _insert_root(state, rules, talon_index, key_flags, table, epoch, layout, owner != 0)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
     move_counts[0] = _node_moves(state, rules, layout, moves[0], scores[0], np.empty(core.TALON_SLOTS + 1, np.uint8))
     if seed != 0:
         _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
     move_next[0] = 0
-    _search(rules, states, moves, scores, move_counts, move_next, fresh, ctrl, talon_index, key_flags, table, epoch,
-            1, entry_stop, seed, spread, layout, True)  # the root's successors, and no expansion
+    _search(rules, states, moves, scores, move_counts, move_next, fresh, claims, ctrl, talon_index, key_flags, table,
+            epoch, owner, 1, entry_stop, mark_stop, seed, spread, layout, True)  # the root's successors, no expansion
 
 
 @njit(cache=True, nogil=True)
-def _search(rules, states, moves, scores, move_counts, move_next, fresh, ctrl, talon_index, key_flags,
-            table, epoch, node_stop, entry_stop, seed, spread, layout, successors_pending=False):
+def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims, ctrl, talon_index, key_flags,
+            table, epoch, owner, node_stop, entry_stop, mark_stop, seed, spread, layout, successors_pending=False):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable).
     ``successors_pending``: the position at the current depth is expanded but its successors
     are not looked up yet (the root, from ``_start``).
@@ -865,8 +990,17 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, ctrl, t
     the look-ups of one position's successors then overlap in memory instead of waiting one by
     one (docs/speed.md "Solver", session 18). A successor marked as seen that way is expanded
     later by the position that generated it, so the search stays complete.
+
+    Two searches may share a table (``owner`` 1 and 2; 0: a table of its own). A new entry is
+    then stamped as waiting for its inserter's expansion; a search that meets an entry waiting
+    for the other's takes it as new too, and whichever comes back to it first claims it
+    (``claims``: its slot) and expands it, the other skips it. Every entry stamped waiting is
+    claimed by one of them, so once both are exhausted every class in the table was expanded or
+    marked (``_mark_later_boundaries``), as with one search.
     """
     limited, exact_twins = _key_modes(key_flags)
+    shared = owner != 0
+    word = epoch + owner  # the stamp of this search's new entries
     boundary_word, boundary_shift = 1, 45  # where the key keeps the waste boundary
     if layout is not None:
         boundary_word, boundary_shift = quotient_search.BOUNDARY_WORD, quotient_search.BOUNDARY_SHIFT
@@ -899,6 +1033,8 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, ctrl, t
             move_next[depth] = index + 1
             if fresh[depth, index] == 0:
                 continue
+            if shared and not _claim(table, epoch, claims[depth, index]):
+                continue  # expanded by the other search
             covered_from = fresh[depth, index] - 1
             child = states[depth + 1]
             _node_child(states[depth], child, rules, moves[depth, index], layout, no_record)
@@ -940,18 +1076,24 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, ctrl, t
             if entries >= entry_stop:
                 full = True
                 break
-            inserted = _table_insert(table, epoch, keys[index])
+            inserted, slot = _insert(table, epoch, keys[index], word, shared)
             if inserted < 0:
                 full = True
                 break
             if inserted == 0:
+                continue
+            if shared:
+                claims[depth, index] = slot
+            if inserted == 2:  # waiting for the other search: whichever comes back to it first
+                fresh[depth, index] = max_boundary + 1
                 continue
             entries += 1
             covered_from = max_boundary
             if not limited:
                 key[:] = keys[index]
                 entries, covered_from = _mark_later_boundaries(table, epoch, key, boundary_word, boundary_shift,
-                                                               talon_lengths[index], draw_count, entries, entry_stop)
+                                                               talon_lengths[index], draw_count, entries, mark_stop,
+                                                               shared)
             fresh[depth, index] = covered_from + 1
         if full:
             ctrl[_RESULT] = _FULL
@@ -962,28 +1104,28 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, ctrl, t
 
 
 @njit(cache=True)
-def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_count, entries, entry_stop):
+def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_count, entries, mark_stop, shared):
     """With unlimited passes, a position whose waste boundary (``key[word]``'s 5 bits at
     ``shift``) is off the draw grid can reach, by draws alone, the same position with each
     later boundary of its grid and then with the grid boundary: those have a subset of its
     moves, so mark them as seen (module docstring). Returns the entries used and the first of
     those boundaries that was in the table already (``talon_length`` for the grid boundary,
-    ``TALON_SLOTS + 1`` for none). Marking is optional: it leaves at least half the table to
-    expanded positions."""
+    ``TALON_SLOTS + 1`` for none). Marking is optional: it stops at ``mark_stop`` entries, which
+    leaves at least half the table to expanded positions."""
     covered_from = core.TALON_SLOTS + 1
     boundary = (key[word] >> shift) & 31
     if boundary == 0:
         return entries, covered_from
     cleared = key[word] & ~(np.int64(31) << shift)
     later = boundary + draw_count
-    while entries < entry_stop // 2:
+    while entries < mark_stop:
         key[word] = cleared | (np.int64(later if later < talon_length else 0) << shift)
-        marked = _table_insert(table, epoch, key)
+        marked, _ = _insert(table, epoch, key, epoch, shared)  # stamped as needing no expansion
         if marked < 0:
             break
-        if marked == 0 and covered_from > talon_length:
+        if marked != 1 and covered_from > talon_length:
             covered_from = min(later, talon_length)
-        entries += marked
+        entries += marked == 1
         if later >= talon_length:
             break
         later += draw_count
@@ -1250,12 +1392,13 @@ class _Table:
         self.keys = np.zeros((capacity, ENTRY_WORDS), np.int64)
         self.epoch = 0
 
-    def next_epoch(self) -> int:
-        self.epoch += 1
-        if self.epoch >= 2**32 - 1:
+    def next_epoch(self, count: int = 1) -> int:
+        """A fresh epoch; ``count`` > 1 reserves that many consecutive ones (a shared table's stamps)."""
+        if self.epoch + count >= 2**32 - 1:
             self.keys[:, KEY_WORDS] = 0
-            self.epoch = 1
-        return self.epoch
+            self.epoch = 0
+        self.epoch += count
+        return self.epoch - count + 1
 
 
 _tables: dict[tuple[int, str], _Table] = {}
@@ -1394,10 +1537,19 @@ class _DepthFirst(_ControlledSearch):
     RESULT_SLOT, NODES_SLOT, ENTRIES_SLOT = _RESULT, _NODES, _ENTRIES
 
     def __init__(self, root, rules_array, talon_index, key_flags: int, table: _Table, capacity: int, seed: int,
-                 spread: int = 1, budget: int | None = None):
+                 spread: int = 1, budget: int | None = None, shared: tuple[int, int] | None = None,
+                 subtree: tuple | None = None):
+        """``shared``: (epoch, owner) of a table shared with another search (``_search``); its
+        ``entry_stop`` and ``mark_stop`` are then the caller's to keep up to date (``_Sharer.run``).
+        ``subtree``: (class state, layout, class line from the root) of a class another search
+        on the shared table handed over (:meth:`hand_over`), to search from instead of the root."""
         self.root, self.rules_array, self.talon_index, self.key_flags = root, rules_array, talon_index, key_flags
         self.table, self.entry_stop = table, int(capacity * MAX_FILL)
-        self.epoch = np.int64(table.next_epoch())
+        self.mark_stop = self.entry_stop // 2
+        if shared is None:
+            self.epoch, self.owner = np.int64(table.next_epoch()), 0
+        else:
+            self.epoch, self.owner = np.int64(shared[0]), shared[1]
         self.seed, self.spread, self.budget = np.uint64(seed), spread, budget
         self.states = np.empty((MAX_DEPTH, STATE_SIZE), np.int32)
         self.moves = np.empty((MAX_DEPTH, MAX_MOVES), np.int32)
@@ -1407,8 +1559,14 @@ class _DepthFirst(_ControlledSearch):
         # per generated move: 0 if its successor was seen already, else 1 + the boundary from
         # which its talon moves are covered (_drop_covered_talon_moves)
         self.fresh = np.zeros((MAX_DEPTH, MAX_MOVES), np.int8)
+        self.claims = np.empty((MAX_DEPTH, MAX_MOVES) if shared else (1, 1), np.int64)  # slots (shared table)
         self.ctrl = np.zeros(5, np.int64)
         self.layout = None
+        self.line: list[int] = []  # the class moves from the root to where this search starts
+        if subtree is not None:
+            start, self.layout, self.line = subtree
+            self._begin(start)
+            return
         # the root's safe auto-play, then its proof of loss (cards stuck for good)
         start = root.copy()
         _auto_play(start, rules_array, np.empty(0, np.int32), 0)
@@ -1420,9 +1578,31 @@ class _DepthFirst(_ControlledSearch):
         if key_flags & KEY_CLASSES:  # the class search starts from the root's class
             start, *layout = quotient_search.root_class(start)
             self.layout = tuple(layout)
-        _start(start, rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
-               self.fresh, self.ctrl, talon_index, key_flags, table.keys, self.epoch, self.entry_stop, self.seed, spread,
-               self.layout)
+        self._begin(start)
+
+    def _begin(self, start) -> None:
+        _start(start, self.rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
+               self.fresh, self.claims, self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
+               self.owner, self.entry_stop, self.mark_stop, self.seed, self.spread, self.layout)
+
+    def hand_over(self) -> tuple | None:
+        """Give up the shallowest class on this search's stack that waits for its expansion (a
+        class search on a shared table, between runs): ``(class state, class line from the root,
+        slot)`` for the other search to claim and search, or None when none waits."""
+        depth = int(self.ctrl[_DEPTH])
+        for level in range(depth + 1):
+            for index in range(int(self.move_next[level]), int(self.move_counts[level])):
+                if self.fresh[level, index] != 0:
+                    self.fresh[level, index] = 0
+                    move = int(self.moves[level, index])
+                    state = self.states[level].copy()
+                    _node_child(self.states[level], state, self.rules_array, move, self.layout,
+                                np.empty(0, np.int32))
+                    return state, self._line(level) + [move], int(self.claims[level, index])
+        return None
+
+    def _line(self, depth: int) -> list[int]:
+        return self.line + [int(self.moves[level, self.move_next[level] - 1]) for level in range(depth)]
 
     @property
     def cut(self) -> bool:
@@ -1431,14 +1611,14 @@ class _DepthFirst(_ControlledSearch):
     def run(self, nodes: int) -> None:
         """Search on until a win, exhaustion, a full table or ``nodes`` more expansions."""
         _search(self.rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
-                self.fresh, self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
-                self.ctrl[_NODES] + nodes, self.entry_stop, self.seed, self.spread, self.layout)
+                self.fresh, self.claims, self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
+                self.owner, self.ctrl[_NODES] + nodes, self.entry_stop, self.mark_stop, self.seed, self.spread,
+                self.layout)
 
     def solution(self) -> list[int]:
         depth = int(self.ctrl[_DEPTH])
         if self.key_flags & KEY_CLASSES:
-            line = [int(self.moves[level, self.move_next[level] - 1]) for level in range(depth)]
-            return quotient_search.realize(self.root, self.rules_array, line)
+            return quotient_search.realize(self.root, self.rules_array, self._line(depth))
         out = np.empty(8 * MAX_DEPTH + 64, np.int32)
         count = _solution(self.root, self.rules_array, self.moves, self.move_next, depth, out)
         return [int(a) for a in out[:count]]
@@ -1514,6 +1694,82 @@ class _BestFirst(_ControlledSearch):
 
 
 RACE_CHUNK = 1 << 15  # nodes between checks while the helpers run on a thread of their own (~0.05 s)
+# With threads=2 the class search runs on both threads over one table (_search's owners 1 and
+# 2, one _Sharer each): the complete search on the main thread, a partner on the helpers' thread.
+# A thread without work asks the other, which hands over the shallowest class waiting on its
+# stack (_DepthFirst.hand_over) and searches on; the partner takes PARTNER_SHARE positions per
+# position of the probes and the best-first search together, and every turn once the complete
+# search is exhausted.
+PARTNER_SHARE = 4.0
+
+
+class _Sharer:
+    """One thread's part of the class search on a table shared by two threads: the searches it
+    runs one after the other (the complete search from the root, on the main thread; then
+    searches from classes the other thread handed over) and the class handed to it.
+
+    The position is lost once neither thread has a search or a class handed over (read the
+    other thread's :attr:`done` first: a thread hands a class over only while it searches) and
+    no search filled the table: every class in the table was then expanded (``_search``)."""
+
+    def __init__(self, owner: int, complete: _DepthFirst, first: _DepthFirst | None = None):
+        self.owner, self.complete, self.search = owner, complete, first
+        self.handed: tuple | None = None  # (class state, line, slot) from the other thread
+        self.wants = False  # asks the other thread for a class
+        self.ended_nodes = self.ended_entries = 0
+        self.cut = self.full = False
+        self.winner: _DepthFirst | None = None
+
+    @property
+    def nodes(self) -> int:
+        return self.ended_nodes + (self.search.nodes if self.search is not None else 0)
+
+    @property
+    def entries(self) -> int:
+        return self.ended_entries + (self.search.entries if self.search is not None else 0)
+
+    @property
+    def done(self) -> bool:
+        """No search and no class to start one (the search is set before ``handed`` is cleared)."""
+        return self.search is None and self.handed is None
+
+    def run(self, step: int, other: _Sharer) -> bool:
+        """Up to ``step`` more nodes of this thread's search (claiming a class handed over to
+        start one), then a class for ``other`` if it asks; False when idle (asking)."""
+        search = self.search
+        if search is None:
+            if self.handed is None:
+                self.wants = True
+                return False
+            state, line, slot = self.handed
+            complete = self.complete
+            if _claim(complete.table.keys, complete.epoch, slot):  # (else expanded already)
+                search = self.search = _DepthFirst(
+                    complete.root, complete.rules_array, complete.talon_index, complete.key_flags, complete.table,
+                    len(complete.table.keys), seed=0, shared=(int(complete.epoch), self.owner),
+                    subtree=(state, complete.layout, line))
+            self.handed = None
+            if search is None:
+                return True
+        # half of the table's free entries (half of those for marked boundaries)
+        stop = int(len(search.table.keys) * MAX_FILL)
+        used = search.entries + self.ended_entries + other.entries
+        search.entry_stop = search.entries + max(0, stop - used) // 2
+        search.mark_stop = search.entries + max(0, stop // 2 - used) // 2
+        search.run(step)
+        if search.result == _RUNNING:
+            if other.wants and other.handed is None:
+                other.handed = search.hand_over()
+                other.wants = False
+        elif search.result == _WON:
+            self.winner = search
+        else:
+            self.cut |= search.cut
+            self.full |= search.result == _FULL
+            self.ended_nodes += search.nodes
+            self.ended_entries += search.entries
+            self.search = None
+        return True
 
 
 class _Helpers:
@@ -1530,6 +1786,7 @@ class _Helpers:
         self.probes_ended_nodes = 0  # expanded by the probes that have ended
         self.probe_entries = 0  # the most table entries one probe used
         self.best: _BestFirst | None = None  # started on its first turn
+        self.partner: _Sharer | None = None  # threads=2, classes: the class search on this thread
         self.decider: _ControlledSearch | None = None
         self.error: BaseException | None = None  # raised on the thread beside (threads=2)
 
@@ -1542,8 +1799,12 @@ class _Helpers:
         return self.best.nodes if self.best is not None else 0
 
     @property
+    def partner_used(self) -> int:
+        return self.partner.nodes if self.partner is not None else 0
+
+    @property
     def nodes(self) -> int:
-        return self.probes_used + self.best_used
+        return self.probes_used + self.best_used + self.partner_used
 
     @property
     def best_open(self) -> bool:
@@ -1580,21 +1841,37 @@ class _Helpers:
             self.probes_ended_nodes += probe.nodes
             self.probe = None
 
-    def race(self, complete: _DepthFirst, stop: threading.Event, node_limit: int | None, deadline: float | None,
-             best_after: int) -> None:
+    def race(self, complete: _DepthFirst, main: _Sharer | None, stop: threading.Event, node_limit: int | None,
+             deadline: float | None, best_after: int) -> None:
         """Run beside ``complete`` (on a thread of its own; the kernels release the GIL) until one of
-        them decides, ``stop`` is set or a budget runs out: the probes and the best-first search
-        share this thread in the proportion PROBE_SHARE : BEST_SHARE. An exception is kept in
+        them decides, ``stop`` is set or a budget runs out: the probes, the best-first search and,
+        when the class search runs on both threads (``main``: the main thread's part), the
+        partner share this thread in the proportion PROBE_SHARE : BEST_SHARE : PARTNER_SHARE
+        (the partner alone while the main thread waits for a class). An exception is kept in
         ``error`` for ``solve`` to raise."""
         try:
             while not stop.is_set() and self.decider is None:
-                used = complete.nodes + self.nodes
+                used = (main.nodes if main is not None else complete.nodes) + self.nodes
                 if (node_limit is not None and used >= node_limit) or (deadline is not None and time.perf_counter() >= deadline):
                     return
                 step = RACE_CHUNK if node_limit is None else min(RACE_CHUNK, node_limit - used)
-                best_turn = (complete.nodes >= best_after and self.best_open
-                             and self.best_used / BEST_SHARE <= self.probes_used / PROBE_SHARE)
-                self.run("best" if best_turn else "probes", step)
+                shares = [(self.probes_used / PROBE_SHARE, "probes")]
+                if complete.nodes >= best_after and self.best_open:
+                    shares.append((self.best_used / BEST_SHARE, "best"))
+                partner = self.partner
+                if partner is not None and not partner.done:
+                    shares.append((partner.nodes / PARTNER_SHARE, "partner"))
+                    if main.wants:
+                        shares = shares[-1:]
+                elif partner is not None and not main.done:
+                    partner.wants = True
+                turn = min(shares)[1]
+                if turn == "partner":
+                    partner.run(step, main)
+                    if partner.winner is not None:
+                        self.decider = partner.winner
+                else:
+                    self.run(turn, step)
         except BaseException as error:  # noqa: BLE001 -- handed to the main thread
             self.error = error
 
@@ -1629,11 +1906,12 @@ def solve(
     (default ``True``): the complete search and the probes search classes of positions
     (``klondike_env/quotient_search.py``) where the rules allow it (``empty_column="king"``,
     not ``exact_twins``); ``False``: positions, as before session 17. Both are exact.
-    ``threads=2`` runs the probes and the best-first search on a second thread beside the complete
-    search (the kernels release the GIL), instead of taking turns with it on one: the same
-    verdicts, sooner on a machine with a core to spare (not in a sweep that already runs a
+    ``threads=2`` runs the probes, the best-first search and a partner of the complete search
+    (which takes over parts of the class search: module docstring) on a second thread beside the
+    complete search (the kernels release the GIL), instead of taking turns with it on one: the
+    same verdicts, sooner on a machine with a core to spare (not in a sweep that already runs a
     worker per core), but which search decides, and so the solution and ``nodes``, may vary from
-    run to run, and ``node_limit`` may be overrun by one chunk of ``RACE_CHUNK`` nodes.
+    run to run, and ``node_limit`` may be overrun by one chunk of ``RACE_CHUNK`` nodes per thread.
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
@@ -1659,8 +1937,14 @@ def solve(
         raise SolverInputError(f"bad threads={threads!r}: expected 1 or 2")
     if by_class and not exact_twins and rules.empty_column == "king":
         key_flags |= KEY_CLASSES  # the depth-first searches (complete and probes) over classes
-    complete = _DepthFirst(root, rules_array, talon_index, key_flags, _table_for(capacity), capacity, seed=0)
+    table = _table_for(capacity)
+    # with threads=2 the class search runs on both threads (_Sharer)
+    shared = (table.next_epoch(SHARED_EPOCHS), 1) if threads == 2 and key_flags & KEY_CLASSES else None
+    complete = _DepthFirst(root, rules_array, talon_index, key_flags, table, capacity, seed=0, shared=shared)
     helpers = _Helpers(root, rules_array, talon_index, key_flags, memory_limit_mb)
+    main = None  # the main thread's part of the class search with threads=2
+    if shared is not None:
+        main, helpers.partner = _Sharer(1, complete, complete), _Sharer(2, complete)
     deadline = None if time_limit is None else started + time_limit
     helpers_beside = None  # the thread running the helpers beside the complete search (threads=2)
     stop = threading.Event()
@@ -1669,7 +1953,7 @@ def solve(
     decider = complete if complete.result in (_WON, _EXHAUSTED) else None  # the search that decided
     try:
         while decider is None:
-            used = complete.nodes + helpers.nodes
+            used = (main.nodes if main is not None else complete.nodes) + helpers.nodes
             if node_limit is not None and used >= node_limit:
                 stopped_by = "nodes"
                 break
@@ -1688,7 +1972,8 @@ def solve(
             if helpers_join and threads == 2:
                 if helpers_beside is None:
                     helpers_beside = threading.Thread(
-                        target=helpers.race, args=(complete, stop, node_limit, deadline, best_after), daemon=True)
+                        target=helpers.race, args=(complete, main, stop, node_limit, deadline, best_after),
+                        daemon=True)
                     helpers_beside.start()
                 step = min(step, RACE_CHUNK)  # notice the helpers' verdict soon
             elif helpers_join:
@@ -1709,6 +1994,19 @@ def solve(
                 helpers.run(turn, step)
                 decider = helpers.decider
                 continue
+            if main is not None:
+                partner = helpers.partner
+                if not main.run(step, partner):  # waiting for a class from the partner
+                    if partner.done and main.done:  # (in this order: _Sharer)
+                        decider = complete  # exhausted, and so is every search after it
+                        break
+                    time.sleep(0.001)
+                if main.winner is not None:
+                    decider = main.winner
+                elif main.full or partner.full:
+                    stopped_by = "memory"
+                    break
+                continue
             complete.run(step)
             if complete.result == _FULL:
                 stopped_by = "memory"
@@ -1721,13 +2019,14 @@ def solve(
             helpers_beside.join()
     if helpers.error is not None:
         raise helpers.error
-    nodes = complete.nodes + helpers.nodes
+    nodes = (main.nodes if main is not None else complete.nodes) + helpers.nodes
+    cut = main is not None and (main.cut or helpers.partner.cut)
 
     actions: list[int] = []
     if decider is not None and decider.result == _WON:
         actions = decider.solution()
         status = SolveStatus.SOLVED
-    elif decider is not None and not decider.cut:
+    elif decider is not None and not decider.cut and not cut:
         status = SolveStatus.UNSOLVABLE
     else:
         status = SolveStatus.UNKNOWN
@@ -1739,7 +2038,8 @@ def solve(
         nodes=nodes,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
-        table_mb=complete.entries * ENTRY_BYTES / 2**20 + helpers.memory_mb,
+        table_mb=((main.entries + helpers.partner.entries) if main is not None else complete.entries) * ENTRY_BYTES
+        / 2**20 + helpers.memory_mb,
     )
 
 

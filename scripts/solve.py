@@ -2,7 +2,7 @@
 
     python scripts/solve.py --deal 7                      # verdict and the moves, draw-3
     python scripts/solve.py --deal 7 --draw 1
-    python scripts/solve.py --deal 1 --threads 2          # helper searches on the second core
+    python scripts/solve.py --deal 1 --threads 2          # the second core shares the search
     python scripts/solve.py --deals 1-2000 --workers 2 --csv configs/seeds/verdicts_draw3.csv
     python scripts/solve.py --merge sweep.csv unknown_again.csv   # a later file's verdict counts (UNKNOWN never replaces one)
     python scripts/solve.py --merge sweep.csv unknown_again.csv --csv merged.csv   # ... written out
@@ -165,7 +165,7 @@ def main(argv=None) -> int:
     parser.add_argument("--positions", action="store_true",
                         help="search positions, not classes of positions (solve's by_class=False, as before session 17)")
     parser.add_argument("--threads", type=int, default=1, choices=(1, 2),
-                        help="2: the helper searches on a thread of their own beside the complete search "
+                        help="2: a second thread shares the class search and runs the helper searches "
                              "(solve's threads=2; for one deal, or one worker on a 2-core machine)")
     args = parser.parse_args(argv)
     try:

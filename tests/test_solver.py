@@ -324,7 +324,7 @@ def compare_with_brute_force(rules: Rules, seed: int, **options) -> dict[bool, i
     return compared
 
 
-def compare_with_verdict_file(deals=range(1, 41), node_limit: int = 40_000) -> int:
+def compare_with_verdict_file(deals=range(1, 41), node_limit: int = 40_000, threads: int = 1) -> int:
     """Solve ``deals``; every verdict reached must match verdicts_draw3.csv. Returns how many."""
     with (SEEDS / "verdicts_draw3.csv").open() as handle:
         rows = {int(row["deal"]): row["status"] for row in csv.DictReader(handle)}
@@ -332,7 +332,7 @@ def compare_with_verdict_file(deals=range(1, 41), node_limit: int = 40_000) -> i
     for deal in deals:
         if rows[deal] == "UNKNOWN":
             continue
-        result = solve(deal, node_limit=node_limit)
+        result = solve(deal, node_limit=node_limit, threads=threads)
         if result.status == SolveStatus.SOLVED:
             assert_replays_to_a_win(Game.new(deal), result)
         if result.status != SolveStatus.UNKNOWN:
@@ -514,6 +514,73 @@ def test_helpers_on_a_thread_of_their_own_reach_the_same_verdicts(deal, status):
     assert cut.nodes <= limit + 2 * solver_module.RACE_CHUNK
 
 
+def count_hand_overs(monkeypatch) -> dict[int, int]:
+    """Count the classes one thread's search hands to the other (threads=2), by its owner number
+    (1: the main thread, 2: the partner)."""
+    counts = {1: 0, 2: 0}
+    hand_over = solver_module._DepthFirst.hand_over
+
+    def counting(self):
+        handed = hand_over(self)
+        counts[self.owner] += handed is not None
+        return handed
+
+    monkeypatch.setattr(solver_module._DepthFirst, "hand_over", counting)
+    return counts
+
+
+def short_turns(monkeypatch) -> None:
+    """threads=2 with turns of 64 nodes from the 100th on: many hand-overs a deal, both ways."""
+    monkeypatch.setattr(solver_module, "RACE_CHUNK", 64)
+    monkeypatch.setattr(solver_module, "PROBE_AFTER", 100)
+
+
+def test_the_class_search_on_two_threads_reaches_the_same_verdicts(monkeypatch):
+    # threads=2: the complete search and its partner split the class graph over one table,
+    # handing each other the classes waiting on their stacks; the verdicts (lost ones included:
+    # the union of what both expanded) and the winning lines are those of one thread.
+    short_turns(monkeypatch)
+    counts = count_hand_overs(monkeypatch)
+    assert compare_with_verdict_file(threads=2) >= 25
+    assert counts[1] > 0 and counts[2] > 0
+
+
+@pytest.mark.parametrize("options", [{"draw_count": 1}, {"max_passes": 2}, {"max_passes": 1, "draw_count": 1}],
+                         ids=["draw1", "two-passes", "one-pass-draw1"])
+def test_two_threads_agree_with_one_under_other_rules(monkeypatch, options):
+    short_turns(monkeypatch)
+    counts = count_hand_overs(monkeypatch)
+    rules = Rules(**options)
+    agreed = 0
+    for deal in range(1, 21):
+        one = solve(deal, rules, node_limit=40_000)
+        two = solve(deal, rules, node_limit=40_000, threads=2)
+        for result in (one, two):
+            if result.status == SolveStatus.SOLVED:
+                assert_replays_to_a_win(Game.new(deal, rules), result)
+        if SolveStatus.UNKNOWN not in (one.status, two.status):
+            assert one.status == two.status, deal
+            agreed += 1
+    assert agreed >= 5 and counts[1] > 0
+
+
+def test_a_shared_table_stamps_which_search_expands_each_class():
+    # epoch 5 of a shared table: stamp 5 = expanded (or a marked boundary), 6 and 7 = waiting
+    # for the expansion of search 1 or 2; an older stamp is a free slot
+    table = np.zeros((8, solver_module.ENTRY_WORDS), np.int64)
+    table[:, solver_module.KEY_WORDS] = 4
+    key, other = np.array([1, 2, 3], np.int64), np.array([1, 2, 4], np.int64)
+    insert, claim = solver_module._shared_insert, solver_module._claim
+    status, slot = insert(table, 5, key, 6)
+    assert status == 1 and table[slot, solver_module.KEY_WORDS] == 6
+    assert insert(table, 5, key, 6) == (0, slot)  # search 1's own: it will expand it
+    assert insert(table, 5, key, 7) == (2, slot)  # search 2 may claim it too
+    assert claim(table, 5, slot) and not claim(table, 5, slot)  # whoever comes first, once
+    assert insert(table, 5, key, 7) == (0, slot) and insert(table, 5, key, 6) == (0, slot)
+    assert insert(table, 5, other, 5)[0] == 1 and insert(table, 5, other, 7)[0] == 0  # a mark
+    assert [insert(table, 5, np.array([9, 9, n], np.int64), 6)[0] for n in range(7)] == [1] * 6 + [-1]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_an_error_in_a_helper_search_reaches_the_caller(monkeypatch, threads):
     # on the thread beside (threads=2) too: the exception is handed back, not lost with the thread
@@ -623,10 +690,21 @@ def test_lines_cut_at_the_depth_cap_never_yield_unsolvable(monkeypatch, by_class
         assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "depth"
 
 
-def test_a_full_table_and_a_time_limit_give_unknown():
-    full = solve(1, memory_limit_mb=0.05)
+def test_a_partner_cut_at_the_depth_cap_never_yields_unsolvable(monkeypatch):
+    # threads=2: a line cut in either thread's search leaves the verdict UNKNOWN. The probes
+    # (cut too) and no best-first search share the partner's thread.
+    short_turns(monkeypatch)
+    monkeypatch.setattr(solver_module, "MAX_DEPTH", 12)
+    counts = count_hand_overs(monkeypatch)
+    cut = solve(526, best_after=10**9, threads=2)
+    assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "depth" and counts[1] > 0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_full_table_and_a_time_limit_give_unknown(threads):
+    full = solve(1, memory_limit_mb=0.05, threads=threads)
     assert full.status == SolveStatus.UNKNOWN and full.stopped_by == "memory"
-    timed = solve(1, time_limit=0.05)
+    timed = solve(1, time_limit=0.05, threads=threads)
     assert timed.status == SolveStatus.UNKNOWN and timed.stopped_by == "time"
     assert timed.seconds < 5
 
