@@ -1775,8 +1775,9 @@ class _Sharer:
 class _Helpers:
     """The probes and the best-first search, which join the complete search once it has
     expanded ``probe_after`` positions: they take turns with it (``threads=1``) or run on a
-    thread of their own beside it (``threads=2``, :meth:`race`). ``decider`` is the one that won
-    or proved the position lost, if any."""
+    thread of their own beside it (``threads=2``, :meth:`race`), there with the partner of the
+    class search (``partner``, a :class:`_Sharer`). ``decider`` is the one that won or proved the
+    position lost, if any."""
 
     def __init__(self, root, rules_array, talon_index, key_flags: int, memory_limit_mb: float):
         self.root, self.rules_array, self.talon_index = root, rules_array, talon_index
