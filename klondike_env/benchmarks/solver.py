@@ -74,7 +74,8 @@ def run(quick: bool = False) -> str:
     deals = config["deals"]
     lines = [
         f"Deals {deals.start}-{deals.stop - 1}, draw-3; ours with time_limit={config['time_limit']:g} s a deal, "
-        "on one thread and with the helper searches on a second (threads=2); pyksolve on one.",
+        "on one thread and on two (threads=2: the class search shared with a second thread, which runs "
+        "the helper searches too); pyksolve on one.",
         "",
         "| solver | decided | solved | median s | mean s | max s | mean CPU s | notes |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
