@@ -628,13 +628,14 @@ def _mix(key):
     return h
 
 
-def _epoch_pointer(context, builder, signature, args):
-    """A pointer to ``table[slot, KEY_WORDS]`` (an entry's epoch word), for the intrinsics below."""
+def _entry_pointer(context, builder, signature, args, word=KEY_WORDS):
+    """For the intrinsics below (arguments ``table, slot, ...``): a pointer to ``table[slot, word]``,
+    by default the entry's epoch word."""
     table_type, slot_type = signature.args[0], signature.args[1]
     array = context.make_array(table_type)(context, builder, args[0])
     row = context.cast(builder, args[1], slot_type, types.intp)
     return cgutils.get_item_pointer(context, builder, table_type, array,
-                                    [row, context.get_constant(types.intp, KEY_WORDS)])
+                                    [row, context.get_constant(types.intp, word)])
 
 
 @intrinsic
@@ -642,11 +643,7 @@ def _prefetch_entry(typingctx, table, slot):
     """Ask the CPU to load ``table[slot]`` into the cache (no effect on the program's values)."""
 
     def codegen(context, builder, signature, args):
-        table_type, slot_type = signature.args
-        array = context.make_array(table_type)(context, builder, args[0])
-        row = context.cast(builder, args[1], slot_type, types.intp)
-        pointer = cgutils.get_item_pointer(context, builder, table_type, array,
-                                           [row, context.get_constant(types.intp, 0)])
+        pointer = _entry_pointer(context, builder, signature, args, word=0)
         byte_pointer = ir.IntType(8).as_pointer()
         int32 = ir.IntType(32)
         # (llvmlite names the intrinsic for its own pointer types, as numba's llvm.memcpy)
@@ -669,7 +666,7 @@ def _load_epoch(typingctx, table, slot):
     those written before it)."""
 
     def codegen(context, builder, signature, args):
-        return builder.load_atomic(_epoch_pointer(context, builder, signature, args), "acquire", 8)
+        return builder.load_atomic(_entry_pointer(context, builder, signature, args), "acquire", 8)
 
     return types.int64(table, slot), codegen
 
@@ -679,7 +676,7 @@ def _store_epoch(typingctx, table, slot, value):
     """``table[slot, KEY_WORDS] = value``, atomically (release: after the key words)."""
 
     def codegen(context, builder, signature, args):
-        builder.store_atomic(args[2], _epoch_pointer(context, builder, signature, args), "release", 8)
+        builder.store_atomic(args[2], _entry_pointer(context, builder, signature, args), "release", 8)
         return context.get_dummy_value()
 
     return types.void(table, slot, types.int64), codegen
@@ -691,7 +688,7 @@ def _swap_epoch(typingctx, table, slot, expected, value):
     word found there (``expected`` exactly when the swap took place)."""
 
     def codegen(context, builder, signature, args):
-        pair = builder.cmpxchg(_epoch_pointer(context, builder, signature, args), args[2], args[3],
+        pair = builder.cmpxchg(_entry_pointer(context, builder, signature, args), args[2], args[3],
                                "acq_rel", "acquire")
         return builder.extract_value(pair, 0)
 
@@ -1703,6 +1700,12 @@ RACE_CHUNK = 1 << 15  # nodes between checks while the helpers run on a thread o
 PARTNER_SHARE = 4.0
 
 
+def _main_nodes(complete: _DepthFirst, main: _Sharer | None) -> int:
+    """Nodes expanded by the complete search, and with the class search on two threads by every
+    search of the main thread."""
+    return main.nodes if main is not None else complete.nodes
+
+
 class _Sharer:
     """One thread's part of the class search on a table shared by two threads: the searches it
     runs one after the other (the complete search from the root, on the main thread; then
@@ -1852,7 +1855,7 @@ class _Helpers:
         ``error`` for ``solve`` to raise."""
         try:
             while not stop.is_set() and self.decider is None:
-                used = (main.nodes if main is not None else complete.nodes) + self.nodes
+                used = _main_nodes(complete, main) + self.nodes
                 if (node_limit is not None and used >= node_limit) or (deadline is not None and time.perf_counter() >= deadline):
                     return
                 step = RACE_CHUNK if node_limit is None else min(RACE_CHUNK, node_limit - used)
@@ -1954,7 +1957,7 @@ def solve(
     decider = complete if complete.result in (_WON, _EXHAUSTED) else None  # the search that decided
     try:
         while decider is None:
-            used = (main.nodes if main is not None else complete.nodes) + helpers.nodes
+            used = _main_nodes(complete, main) + helpers.nodes
             if node_limit is not None and used >= node_limit:
                 stopped_by = "nodes"
                 break
@@ -2020,7 +2023,7 @@ def solve(
             helpers_beside.join()
     if helpers.error is not None:
         raise helpers.error
-    nodes = (main.nodes if main is not None else complete.nodes) + helpers.nodes
+    nodes = _main_nodes(complete, main) + helpers.nodes
     cut = main is not None and (main.cut or helpers.partner.cut)
 
     actions: list[int] = []
