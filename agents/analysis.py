@@ -4,7 +4,9 @@ Winnability never grows along a game (every position reachable later was reachab
 so bisection on the move number finds the first position the solver does not solve. A
 position the solver cannot decide within ``node_limit`` counts as not solved, so the move
 found can be early, never late. :func:`action_win_counts` then asks, at such a move, how
-each legal action fared in worlds sampled from what the player knew.
+each legal action fared in worlds sampled from what the player knew. :func:`label_moves`
+scores every move of a game that way, up to its losing move (``scripts/label_moves.py``): how
+often a player's move was clearly worse than another by what it knew, and training data.
 """
 
 from __future__ import annotations
@@ -12,9 +14,19 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import PlayerView
+from klondike_env import core
 from klondike_env.game import Game
 from klondike_env.rules import Rules
 from klondike_env.solver import SolveStatus, solve
+
+# each labelling solve is small: a small table is allocated faster than the default
+LABEL_TABLE_MB = 64
+# a move whose share of winnable worlds (label_moves) is this much below the best move's
+BLUNDER_GAP = 0.5
+# kinds of move (SPEC.md "Actions"), by the first action id of each block
+_MOVE_KINDS = ((core.FOUNDATION_TO_COLUMN, "foundation to column"), (core.COLUMN_TO_COLUMN, "column to column"),
+               (core.COLUMN_TO_FOUNDATION, "column to foundation"), (core.WASTE_TO_FOUNDATION, "waste"),
+               (core.RECYCLE, "recycle"), (core.DRAW, "draw"))
 
 
 def position_after(deal: int, actions: list[int], rules: Rules, moves: int) -> Game:
@@ -65,3 +77,58 @@ def action_win_counts(game: Game, worlds: int, node_limit: int, seed: int = 0) -
             undecided += status == SolveStatus.UNKNOWN
         counts[int(action)] = (won, undecided)
     return counts
+
+
+def label_moves(deal: int, actions: list[int], rules: Rules, *, worlds: int, node_limit: int,
+                seed: int = 0) -> list[tuple[int, np.ndarray]]:
+    """Score every legal move along a recorded game by whether the deal stays winnable after it.
+
+    Returns ``(move number, share)`` for each position with more than one legal move, from the
+    opening up to the first move after which the true deal is lost (or undecided): ``share[a]``
+    is, for a legal action ``a``, the fraction of worlds still solved after it (``-1`` for an
+    illegal one). Where every legal move keeps the true deal winnable, or every one loses it,
+    the true deal alone decides (1 or 0): a player could not tell the moves apart by it anyway.
+    Where the true deal tells them apart, ``worlds`` more worlds sampled from what the player
+    knew join it, so that ``share`` estimates what the player's information says about the
+    move, not the luck of where the hidden cards lay. Undecided solves (``node_limit``) are
+    left out of a share; a move with none decided gets 0.5.
+    """
+    game = Game.new(deal, rules)
+    rng = np.random.default_rng(seed)
+    labelled = []
+    for number, played in enumerate(actions):
+        legal = game.legal_actions()
+        if len(legal) > 1:
+            true_status = {action: _status_after(game, action, node_limit) for action in legal}
+            outcomes = {action: [status] for action, status in true_status.items()}
+            decided = {status for status in true_status.values() if status is not None}
+            if decided == {True, False} and worlds:
+                view = PlayerView(game)
+                sampled = [view.sample_world(rng) for _ in range(worlds)]
+                for action in legal:
+                    outcomes[action] += [_status_after(world, action, node_limit) for world in sampled]
+            share = np.full(core.NUM_ACTIONS, -1.0, np.float32)
+            for action, results in outcomes.items():
+                known = [result for result in results if result is not None]
+                share[action] = np.mean(known) if known else 0.5
+            labelled.append((number, share))
+            if true_status[played] is not True:
+                break  # lost (or undecided) from here on: nothing left to tell apart
+        game.step(played)
+        if game.is_won:
+            break
+    return labelled
+
+
+def _status_after(game: Game, action: int, node_limit: int) -> bool | None:
+    """Whether ``game`` after ``action`` is solved (None: undecided within ``node_limit``)."""
+    child = game.copy()
+    child.step(action)
+    status = solve(child, node_limit=node_limit, memory_limit_mb=LABEL_TABLE_MB).status
+    return None if status == SolveStatus.UNKNOWN else status == SolveStatus.SOLVED
+
+
+def move_kind(action: int) -> str:
+    """The kind of an action id: draw, recycle, waste (to a foundation or a column), column to
+    foundation, column to column, foundation to column."""
+    return next(kind for first, kind in _MOVE_KINDS if action >= first)

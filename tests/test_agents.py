@@ -270,3 +270,83 @@ def test_first_losing_move_brackets_the_loss():
         assert not is_solved(position_after(deal, actions, Rules(), move), 100_000)
         checked += 1
     assert checked >= 1
+
+
+def _random_game(deal: int, moves: int, seed: int) -> list[int]:
+    rng = np.random.default_rng(seed)
+    game, actions = Game.new(deal), []
+    while len(actions) < moves and not game.is_won:
+        action = int(rng.choice(game.legal_actions()))
+        game.step(action)
+        actions.append(action)
+    return actions
+
+
+def test_label_moves_scores_every_choice_up_to_the_losing_move():
+    """One share per legal move, -1 for the rest; the true deal alone where no world was sampled;
+    the labels stop at the losing move bisection finds."""
+    from agents.analysis import first_losing_move, is_solved, label_moves, position_after
+
+    stopped_at_loss = 0
+    for deal, seed in ((12, 1), (12, 3), (14, 1), (5, 1)):  # random play loses the first three
+        actions = _random_game(deal, 60, seed)
+        labelled = label_moves(deal, actions, Rules(), worlds=2, node_limit=100_000, seed=0)
+        numbers = [number for number, _ in labelled]
+        assert numbers == sorted(set(numbers))
+        for number, shares in labelled:
+            game = position_after(deal, actions, Rules(), number)
+            legal = game.legal_actions()
+            assert len(legal) > 1
+            assert set(np.flatnonzero(shares >= 0)) == set(legal)
+            assert np.all(shares[legal] <= 1)
+            true_deal = {}
+            for action in legal:
+                child = game.copy()
+                child.step(action)
+                true_deal[action] = is_solved(child, 100_000)
+            if len(set(true_deal.values())) == 1:  # no world sampled: the true deal's verdicts
+                assert all(shares[action] == float(won) for action, won in true_deal.items())
+        # every position with a choice before the last labelled one is labelled
+        last = numbers[-1] if numbers else -1
+        with_choice = [n for n in range(last + 1)
+                       if len(position_after(deal, actions, Rules(), n).legal_actions()) > 1]
+        assert numbers == with_choice
+        losing = first_losing_move(deal, actions, Rules(), 100_000)
+        if losing is not None and losing >= 1 and labelled:
+            assert last + 1 <= losing  # the move after which it was lost is the last labelled one, or forced
+            if len(position_after(deal, actions, Rules(), losing - 1).legal_actions()) > 1:
+                assert last + 1 == losing
+                stopped_at_loss += 1
+    assert stopped_at_loss >= 3
+
+
+def test_label_moves_without_worlds_gives_the_true_deal_verdicts():
+    from agents.analysis import label_moves
+
+    actions = _random_game(12, 60, 3)
+    for _, shares in label_moves(12, actions, Rules(), worlds=0, node_limit=100_000):
+        assert set(np.unique(shares[shares >= 0])) <= {0.0, 1.0}
+
+
+def test_label_moves_script_writes_positions_and_refuses_a_missing_file(tmp_path):
+    from agents.base import PlayerView
+    from agents.analysis import position_after
+
+    actions = _random_game(12, 60, 3)  # lost at move 26
+    games = tmp_path / "games.csv"
+    games.write_text("deal,won,moves,actions\n12,0,%d,%s\n" % (len(actions), " ".join(map(str, actions))))
+    out = tmp_path / "labels.npz"
+    command = [sys.executable, "scripts/label_moves.py", str(games), "--worlds", "2", "--workers", "1", "--out", str(out)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "1 games" in result.stdout and "mean regret" in result.stdout
+    saved = np.load(out)
+    assert len(saved["observations"]) == len(saved["shares"]) == len(saved["played"]) == len(saved["moves"])
+    for index in (0, len(saved["moves"]) - 1):
+        number = int(saved["moves"][index])
+        assert saved["played"][index] == actions[number]
+        view = PlayerView(position_after(12, actions, Rules(), number))
+        assert np.array_equal(saved["observations"][index], view.observe("information+actions", "uint8"))
+    missing = subprocess.run([sys.executable, "scripts/label_moves.py", str(tmp_path / "none.csv")],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "none.csv" in missing.stderr

@@ -1,0 +1,106 @@
+#!/usr/bin/env python
+"""Score each move of recorded games by whether the deal stayed winnable, given what was known.
+
+    python scripts/label_moves.py results/policy-..._val_draw3.csv --games 200
+    python scripts/label_moves.py GAMES.csv --worlds 8 --out labels.npz
+
+For every position of each game with a choice of moves, up to the move after which the true deal
+was lost, each legal move is scored by the solver (agents/analysis.py, label_moves): the share
+of worlds still winnable after it -- the true deal alone where it does not tell the moves apart,
+the true deal and --worlds worlds sampled from the player's knowledge where it does. The summary
+reports how often the player's own move was clearly worse than the best (a *blunder*: a share at
+least 0.5 lower), by kind of move, and the mean regret (best share minus the share of the move
+played) at the positions where the moves' shares differed. With --out the positions are
+saved as a .npz: ``observations`` (uint8 "information+actions" observations, what a player sees),
+``shares`` (per action, -1 when illegal), ``played``, ``deals`` and ``moves`` (move numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from agents.analysis import BLUNDER_GAP, label_moves, move_kind  # noqa: E402
+from agents.evaluation import read_games  # noqa: E402
+from klondike_env.rules import Rules  # noqa: E402
+
+OBSERVATION_MODE = "information+actions"
+
+
+def _label(job):
+    deal, actions, worlds, nodes, keep_observations = job
+    from agents.analysis import position_after
+    from agents.base import PlayerView
+
+    rules = Rules()
+    labelled = label_moves(deal, actions, rules, worlds=worlds, node_limit=nodes, seed=deal)
+    observations = []
+    if keep_observations and labelled:
+        game = position_after(deal, actions, rules, 0)
+        numbers = {number for number, _ in labelled}
+        for number, played in enumerate(actions[: labelled[-1][0] + 1]):
+            if number in numbers:
+                observations.append(PlayerView(game).observe(OBSERVATION_MODE, "uint8"))
+            game.step(played)
+    return deal, [(number, actions[number], shares) for number, shares in labelled], observations
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", help="a results CSV (scripts/evaluate.py, evaluate_policy.py) of draw-3 standard rules")
+    parser.add_argument("--games", type=int, default=0, help="the first N games only (default: all)")
+    parser.add_argument("--worlds", type=int, default=8, help="sampled worlds where the true deal tells moves apart (default 8)")
+    parser.add_argument("--nodes", type=int, default=20_000, help="solver positions per solve (default 20000)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--out", help="save the positions (observations, shares, moves played) to this .npz")
+    args = parser.parse_args(argv)
+    if args.worlds < 0 or args.nodes < 1 or args.workers < 1 or args.games < 0:
+        print("label_moves.py: error: --worlds and --games must be >= 0, --nodes and --workers >= 1", file=sys.stderr)
+        return 2
+    try:
+        games = read_games(args.results)
+    except (OSError, ValueError) as error:
+        print(f"label_moves.py: error: {error}", file=sys.stderr)
+        return 2
+    if args.games:
+        games = games[: args.games]
+    jobs = [(deal, actions, args.worlds, args.nodes, bool(args.out)) for deal, actions in games]
+    records, observations = [], []
+    with Pool(args.workers) as pool:
+        for deal, labelled, game_observations in pool.imap(_label, jobs, chunksize=2):
+            records += [(deal, number, played, shares) for number, played, shares in labelled]
+            observations += game_observations
+    if not records:
+        print("label_moves.py: error: no position with a choice of moves in these games", file=sys.stderr)
+        return 2
+    shares = np.array([record[3] for record in records])
+    played = np.array([record[2] for record in records])
+    legal = shares >= 0
+    best = np.where(legal, shares, -1).max(axis=1)
+    worst = np.where(legal, shares, 2).min(axis=1)
+    told_apart = best > worst  # the moves' shares differ
+    regret = best - shares[np.arange(len(records)), played]
+    blunders = Counter(move_kind(int(move)) for move in played[regret >= BLUNDER_GAP])
+    print(f"{len(games)} games, {len(records)} positions with a choice of moves; the moves' shares "
+          f"differed at {told_apart.sum()} ({told_apart.mean():.1%})")
+    if told_apart.any():
+        print(f"there, the move played: mean regret {regret[told_apart].mean():.3f}; "
+              f"blunders (share >= {BLUNDER_GAP} below the best) {sum(blunders.values())}"
+              + (": " + ", ".join(f"{kind} {count}" for kind, count in blunders.most_common()) if blunders else ""))
+    if args.out:
+        np.savez_compressed(args.out, observations=np.array(observations), shares=shares, played=played,
+                            deals=np.array([record[0] for record in records]),
+                            moves=np.array([record[1] for record in records]))
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
