@@ -15,7 +15,7 @@ import numpy as np
 
 from agents.base import PlayerView
 from klondike_env import core
-from klondike_env.game import Game
+from klondike_env.game import Game, IllegalActionError
 from klondike_env.rules import Rules
 from klondike_env.solver import SolveStatus, solve
 
@@ -98,6 +98,8 @@ def label_moves(deal: int, actions: list[int], rules: Rules, *, worlds: int, nod
     labelled = []
     for number, played in enumerate(actions):
         legal = game.legal_actions()
+        if played not in legal:
+            raise IllegalActionError(f"deal {deal}, move {number + 1}: action {played} is not legal there")
         if len(legal) > 1:
             true_status = {action: _status_after(game, action, node_limit) for action in legal}
             outcomes = {action: [status] for action, status in true_status.items()}

@@ -27,8 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from agents.analysis import BLUNDER_GAP, label_moves, move_kind  # noqa: E402
+from agents.analysis import BLUNDER_GAP, label_moves, move_kind, position_after  # noqa: E402
+from agents.base import PlayerView  # noqa: E402
 from agents.evaluation import read_games  # noqa: E402
+from klondike_env.game import IllegalActionError  # noqa: E402
 from klondike_env.rules import Rules  # noqa: E402
 
 OBSERVATION_MODE = "information+actions"
@@ -36,9 +38,6 @@ OBSERVATION_MODE = "information+actions"
 
 def _label(job):
     deal, actions, worlds, nodes, keep_observations = job
-    from agents.analysis import position_after
-    from agents.base import PlayerView
-
     rules = Rules()
     labelled = label_moves(deal, actions, rules, worlds=worlds, node_limit=nodes, seed=deal)
     observations = []
@@ -73,10 +72,15 @@ def main(argv: list[str] | None = None) -> int:
         games = games[: args.games]
     jobs = [(deal, actions, args.worlds, args.nodes, bool(args.out)) for deal, actions in games]
     records, observations = [], []
-    with Pool(args.workers) as pool:
-        for deal, labelled, game_observations in pool.imap(_label, jobs, chunksize=2):
-            records += [(deal, number, played, shares) for number, played, shares in labelled]
-            observations += game_observations
+    try:
+        with Pool(args.workers) as pool:
+            for deal, labelled, game_observations in pool.imap(_label, jobs, chunksize=2):
+                records += [(deal, number, played, shares) for number, played, shares in labelled]
+                observations += game_observations
+    except IllegalActionError as error:  # a game recorded under other rules
+        print(f"label_moves.py: error: {args.results} does not replay under draw-3 standard rules: {error}",
+              file=sys.stderr)
+        return 2
     if not records:
         print("label_moves.py: error: no position with a choice of moves in these games", file=sys.stderr)
         return 2

@@ -350,3 +350,17 @@ def test_label_moves_script_writes_positions_and_refuses_a_missing_file(tmp_path
     missing = subprocess.run([sys.executable, "scripts/label_moves.py", str(tmp_path / "none.csv")],
                              capture_output=True, text=True)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "none.csv" in missing.stderr
+    other_rules = tmp_path / "other.csv"
+    other_rules.write_text("deal,won,moves,actions\n12,0,2,0 5\n")  # waste to column 2 with an empty waste
+    illegal = subprocess.run([sys.executable, "scripts/label_moves.py", str(other_rules), "--workers", "1"],
+                             capture_output=True, text=True)
+    assert illegal.returncode == 2 and illegal.stderr.count("\n") == 1 and "draw-3 standard rules" in illegal.stderr
+
+
+def test_move_kind_follows_the_action_table():
+    from agents.analysis import move_kind
+
+    kinds = [move_kind(action) for action in range(87)]
+    assert kinds[:2] == ["draw", "recycle"]
+    assert set(kinds[2:10]) == {"waste"} and set(kinds[10:17]) == {"column to foundation"}
+    assert set(kinds[17:59]) == {"column to column"} and set(kinds[59:]) == {"foundation to column"}
