@@ -17,7 +17,7 @@ from agents.base import PlayerView
 from klondike_env import core
 from klondike_env.game import Game, IllegalActionError
 from klondike_env.rules import Rules
-from klondike_env.solver import SolveStatus, solve
+from klondike_env.solver import DEFAULT_MEMORY_MB, SolveStatus, solve
 
 # each labelling solve is small: a small table is allocated faster than the default
 LABEL_TABLE_MB = 64
@@ -70,17 +70,15 @@ def action_win_counts(game: Game, worlds: int, node_limit: int, seed: int = 0) -
     for action in view.legal_actions:
         won = undecided = 0
         for world in sampled:
-            child = world.copy()
-            child.step(action)
-            status = solve(child, node_limit=node_limit).status
-            won += status == SolveStatus.SOLVED
-            undecided += status == SolveStatus.UNKNOWN
+            solved = _status_after(world, action, node_limit, DEFAULT_MEMORY_MB)
+            won += solved is True
+            undecided += solved is None
         counts[int(action)] = (won, undecided)
     return counts
 
 
 def label_moves(deal: int, actions: list[int], rules: Rules, *, worlds: int, node_limit: int,
-                seed: int = 0) -> list[tuple[int, np.ndarray]]:
+                seed: int = 0, observation_mode: str | None = None) -> list[tuple]:
     """Score every legal move along a recorded game by whether the deal stays winnable after it.
 
     Returns ``(move number, share)`` for each position with more than one legal move, from the
@@ -91,7 +89,8 @@ def label_moves(deal: int, actions: list[int], rules: Rules, *, worlds: int, nod
     Where the true deal tells them apart, ``worlds`` more worlds sampled from what the player
     knew join it, so that ``share`` estimates what the player's information says about the
     move, not the luck of where the hidden cards lay. Undecided solves (``node_limit``) are
-    left out of a share; a move with none decided gets 0.5.
+    left out of a share; a move with none decided gets 0.5. With ``observation_mode`` each entry
+    is ``(move number, share, observation)``: the player's uint8 observation of the position.
     """
     game = Game.new(deal, rules)
     rng = np.random.default_rng(seed)
@@ -113,7 +112,10 @@ def label_moves(deal: int, actions: list[int], rules: Rules, *, worlds: int, nod
             for action, results in outcomes.items():
                 known = [result for result in results if result is not None]
                 share[action] = np.mean(known) if known else 0.5
-            labelled.append((number, share))
+            if observation_mode is None:
+                labelled.append((number, share))
+            else:
+                labelled.append((number, share, PlayerView(game).observe(observation_mode, "uint8")))
             if true_status[played] is not True:
                 break  # lost (or undecided) from here on: nothing left to tell apart
         game.step(played)
@@ -122,11 +124,11 @@ def label_moves(deal: int, actions: list[int], rules: Rules, *, worlds: int, nod
     return labelled
 
 
-def _status_after(game: Game, action: int, node_limit: int) -> bool | None:
+def _status_after(game: Game, action: int, node_limit: int, memory_limit_mb: float = LABEL_TABLE_MB) -> bool | None:
     """Whether ``game`` after ``action`` is solved (None: undecided within ``node_limit``)."""
     child = game.copy()
     child.step(action)
-    status = solve(child, node_limit=node_limit, memory_limit_mb=LABEL_TABLE_MB).status
+    status = solve(child, node_limit=node_limit, memory_limit_mb=memory_limit_mb).status
     return None if status == SolveStatus.UNKNOWN else status == SolveStatus.SOLVED
 
 

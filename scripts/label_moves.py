@@ -27,8 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from agents.analysis import BLUNDER_GAP, label_moves, move_kind, position_after  # noqa: E402
-from agents.base import PlayerView  # noqa: E402
+from agents.analysis import BLUNDER_GAP, label_moves, move_kind  # noqa: E402
 from agents.evaluation import read_games  # noqa: E402
 from klondike_env.game import IllegalActionError  # noqa: E402
 from klondike_env.rules import Rules  # noqa: E402
@@ -38,17 +37,10 @@ OBSERVATION_MODE = "information+actions"
 
 def _label(job):
     deal, actions, worlds, nodes, keep_observations = job
-    rules = Rules()
-    labelled = label_moves(deal, actions, rules, worlds=worlds, node_limit=nodes, seed=deal)
-    observations = []
-    if keep_observations and labelled:
-        game = position_after(deal, actions, rules, 0)
-        numbers = {number for number, _ in labelled}
-        for number, played in enumerate(actions[: labelled[-1][0] + 1]):
-            if number in numbers:
-                observations.append(PlayerView(game).observe(OBSERVATION_MODE, "uint8"))
-            game.step(played)
-    return deal, [(number, actions[number], shares) for number, shares in labelled], observations
+    labelled = label_moves(deal, actions, Rules(), worlds=worlds, node_limit=nodes, seed=deal,
+                           observation_mode=OBSERVATION_MODE if keep_observations else None)
+    observations = [entry[2] for entry in labelled] if keep_observations else []
+    return deal, [(entry[0], actions[entry[0]], entry[1]) for entry in labelled], observations
 
 
 def main(argv: list[str] | None = None) -> int:
