@@ -114,16 +114,16 @@ def test_final_evaluation_is_reported_with_an_interval(tiny_run):
 
 
 # --- resume ---------------------------------------------------------------------------
-@pytest.mark.parametrize("no_repeat", [False, True])
-def test_resume_continues_the_same_run_exactly(tmp_path, no_repeat):
+@pytest.mark.parametrize("option", ["policy.no_repeat=false", "policy.no_repeat=true", "train.losing_move_penalty=1.0"])
+def test_resume_continues_the_same_run_exactly(tmp_path, option):
     """256 steps + resume to 384 gives the very weights of 384 steps straight (the loop
-    breaker's memory of the games in progress travels with the checkpoint too)."""
+    breaker's memory of the games in progress, and the losing-move checks' state, travel
+    with the checkpoint too)."""
     from sb3_contrib import MaskablePPO
 
-    breaker = f"policy.no_repeat={str(no_repeat).lower()}"
-    straight = train(tiny_config("train.total_timesteps=384", "train.final_eval_deals=0", breaker),
+    straight = train(tiny_config("train.total_timesteps=384", "train.final_eval_deals=0", option),
                      runs_root=tmp_path / "a", verbose=0)
-    first_part = train(tiny_config("train.final_eval_deals=0", breaker), runs_root=tmp_path / "b", verbose=0)
+    first_part = train(tiny_config("train.final_eval_deals=0", option), runs_root=tmp_path / "b", verbose=0)
     resumed = train(load_config(first_part / "config.yaml", ["train.total_timesteps=384"]),
                     resume=first_part, runs_root=tmp_path / "b", verbose=0)
     assert resumed == first_part
@@ -140,6 +140,44 @@ def test_resume_continues_the_same_run_exactly(tmp_path, no_repeat):
     assert yaml.safe_load((resumed / "config.yaml").read_text())["train"]["total_timesteps"] == 384
     evaluated_at = [line.split(",")[0] for line in (resumed / "evaluations.csv").read_text().splitlines()[1:]]
     assert evaluated_at == ["128", "256", "384"]  # the resumed part does not repeat step 256
+    assert ("klondike/losing_move_rate" in steps) == option.startswith("train.losing_move_penalty")
+
+
+def test_losing_move_penalty_marks_the_move_after_which_the_deal_is_lost():
+    """Random play in the wrapped env and the plain one, side by side: the rewards differ only
+    at the first move after which the position is not solved (within the budget), when it was
+    solved after the game's first move."""
+    from agents.analysis import is_solved, position_after
+    from agents.training.losing_moves import LosingMovePenalty
+    from klondike_env.rules import Rules
+    from klondike_env.sb3_vec import KlondikeVecEnv
+
+    options = dict(seed=3, max_episode_steps=60, no_progress_steps=None)
+    plain, wrapped = KlondikeVecEnv(4, **options), LosingMovePenalty(KlondikeVecEnv(4, **options), 2.0, 20_000)
+    plain.reset(), wrapped.reset()
+    rng = np.random.default_rng(0)
+    games = [([], []) for _ in range(4)]  # per env: actions so far, (move number, penalty) pairs
+    finished = []
+    for _ in range(400):
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in plain.action_masks()])
+        plain.step_async(actions), wrapped.step_async(actions)
+        (_, plain_rewards, dones, infos), (_, rewards, _, wrapped_infos) = plain.step_wait(), wrapped.step_wait()
+        for row, (actions_so_far, penalties) in enumerate(games):
+            actions_so_far.append(int(actions[row]))
+            if rewards[row] != plain_rewards[row]:
+                penalties.append((len(actions_so_far), round(float(plain_rewards[row] - rewards[row]), 4)))
+            if dones[row]:
+                finished.append((infos[row]["deal"], actions_so_far, penalties, wrapped_infos[row]["losing_move"]))
+                games[row] = ([], [])
+    penalised = 0
+    for deal, actions, penalties, losing_move in finished:
+        solved = [is_solved(position_after(deal, actions, Rules(), moves), 20_000) for moves in range(1, len(actions) + 1)]
+        lost_at = solved.index(False) + 1 if False in solved else None
+        expected = [(lost_at, 2.0)] if solved[0] and lost_at is not None else []
+        assert penalties == expected, deal
+        assert losing_move == bool(expected)
+        penalised += bool(expected)
+    assert len(finished) >= 20 and penalised >= 5
 
 
 def test_sigterm_saves_a_checkpoint_and_resume_goes_on(tmp_path):
@@ -206,6 +244,8 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
         (("env.observation=information+full", "policy.features_extractor=cards"),
          r"env\.observation 'information\+full' \(a critic that sees the hidden cards\) works with"),
         ("train.init_model_part=critic", r"train\.init_model_part must be one of all, actor, got 'critic'"),
+        ("train.losing_move_penalty=-1", r"train\.losing_move_penalty must be 0 or more, got -1"),
+        ("train.losing_move_nodes=0", r"train\.losing_move_nodes must be at least 1, got 0"),
         ("name=a/b", r"name must be a non-empty string without '/'"),
         ("algo=3", r"'algo' must be a mapping"),
     ],

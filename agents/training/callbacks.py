@@ -2,7 +2,8 @@
 
 * :class:`EpisodeStatsCallback` -- Klondike scalars of the training episodes
   (win rate, foundation cards, length, dead / truncated endings, illegal actions,
-  env steps per second) into the SB3 logger, hence TensorBoard.
+  env steps per second; with ``train.losing_move_penalty``, the share of episodes
+  penalised) into the SB3 logger, hence TensorBoard.
 * :class:`ValidationCallback` -- periodic evaluation on a fixed list of validation
   deals with masked actions (argmax by default); keeps ``best_model.zip`` by win rate.
 * :class:`CriticWarmupCallback` -- keeps the actor's weights fixed for the first steps,
@@ -31,6 +32,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from agents.training.evaluation import evaluate_model, validation_score
+from agents.training.losing_moves import LosingMovePenalty
 
 
 class InstrumentedVecEnv(VecEnvWrapper):
@@ -72,10 +74,12 @@ def training_env_state(env) -> dict[str, Any]:
         inner = inner.venv
     monitor = _find_wrapper(env, VecMonitor)
     instrumented = _find_wrapper(env, InstrumentedVecEnv)
+    penalty = _find_wrapper(env, LosingMovePenalty)
     return {
         "venv": pickle.dumps(inner),
         "monitor": {key: getattr(monitor, key) for key in _MONITOR_FIELDS} if monitor else None,
         "illegal_actions": instrumented.illegal_actions if instrumented else 0,
+        "losing_moves": penalty.state_dict() if penalty else None,
     }
 
 
@@ -91,6 +95,9 @@ def restore_training_env(state: dict[str, Any], wrap) -> Any:
     instrumented = _find_wrapper(env, InstrumentedVecEnv)
     if instrumented is not None:
         instrumented.illegal_actions = state["illegal_actions"]
+    penalty = _find_wrapper(env, LosingMovePenalty)
+    if penalty is not None and state.get("losing_moves") is not None:
+        penalty.load_state_dict(state["losing_moves"])
     return env
 
 
@@ -118,6 +125,7 @@ class EpisodeStatsCallback(BaseCallback):
         super().__init__(verbose)
         self.window = window
         self.episodes: deque = deque(maxlen=window)  # (outcome, foundation cards, length)
+        self.losing_moves: deque = deque(maxlen=window)  # penalised or not (train.losing_move_penalty)
         self._rollout_started = 0.0
         self._env_seconds_at_start = 0.0
         self._env_steps_at_start = 0
@@ -135,6 +143,8 @@ class EpisodeStatsCallback(BaseCallback):
             if done:
                 length = info["episode"]["l"] if "episode" in info else info.get("moves", 0)
                 self.episodes.append((episode_outcome(info), info.get("foundation", 0), length))
+                if "losing_move" in info:
+                    self.losing_moves.append(info["losing_move"])
         return True
 
     def _on_rollout_end(self) -> None:
@@ -158,12 +168,15 @@ class EpisodeStatsCallback(BaseCallback):
         record("klondike/truncated_rate", outcomes.count("truncated") / count)
         record("klondike/foundation_cards", float(np.mean([e[1] for e in self.episodes])))
         record("klondike/episode_length", float(np.mean([e[2] for e in self.episodes])))
+        if self.losing_moves:
+            record("klondike/losing_move_rate", float(np.mean(self.losing_moves)))
 
     def state_dict(self) -> dict[str, Any]:
-        return {"episodes": list(self.episodes)}
+        return {"episodes": list(self.episodes), "losing_moves": list(self.losing_moves)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.episodes.extend(state["episodes"])
+        self.losing_moves.extend(state.get("losing_moves", []))  # none in checkpoints older than the option
 
 
 class ValidationCallback(BaseCallback):

@@ -85,6 +85,10 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     # the critic alone (e.g. a fresh critic beside an actor from init_model); 0: none. A
     # features extractor with weights ("cards") is shared by both and keeps learning
     "critic_warmup_steps": 0,
+    # training only: reward lost by a move after which the solver, which sees the hidden cards,
+    # no longer solves the true deal (agents/training/losing_moves.py); 0: off
+    "losing_move_penalty": 0.0,
+    "losing_move_nodes": 20_000,  # the solver's budget for each of those checks
 }
 
 INIT_MODEL_PARTS = ("all", "actor")
@@ -303,14 +307,16 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     for key, value in train.items():
         _check_type(f"train.{key}", value, TRAIN_DEFAULTS[key])
     clone_only = train["total_timesteps"] == 0 and bool(config["pretrain"]["demonstrations"])
-    for key in ("total_timesteps", "n_envs", "torch_threads", "env_threads", "log_interval", "checkpoint_freq"):
+    for key in ("total_timesteps", "n_envs", "torch_threads", "env_threads", "log_interval", "checkpoint_freq",
+                "losing_move_nodes"):
         if train[key] < 1 and not (key == "total_timesteps" and clone_only):
             hint = " (0 only with pretrain.demonstrations: clone, then stop)" if key == "total_timesteps" else ""
             raise ConfigError(f"train.{key} must be at least 1{hint}, got {train[key]}")
     if train["init_model_part"] not in INIT_MODEL_PARTS:
         raise ConfigError(f"train.init_model_part must be one of {', '.join(INIT_MODEL_PARTS)}, "
                           f"got {train['init_model_part']!r}")
-    for key in ("eval_freq", "eval_deals", "final_eval_deals", "keep_checkpoints", "critic_warmup_steps"):
+    for key in ("eval_freq", "eval_deals", "final_eval_deals", "keep_checkpoints", "critic_warmup_steps",
+                "losing_move_penalty"):
         if train[key] < 0:
             raise ConfigError(f"train.{key} must be 0 or more, got {train[key]}")
     for key in ("card_embedding_dim", "attention_heads", "action_hidden"):

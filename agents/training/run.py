@@ -68,10 +68,16 @@ def algo_kwargs(algo: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-def wrap_train_env(env):
-    """SB3's VecMonitor (episode returns and lengths) over the instrumented batched env."""
+def wrap_train_env(env, config: dict[str, Any]):
+    """SB3's VecMonitor (episode returns and lengths) over the instrumented batched env (with
+    ``train.losing_move_penalty``, over :class:`LosingMovePenalty` first)."""
     from stable_baselines3.common.vec_env import VecMonitor
 
+    train = config["train"]
+    if train["losing_move_penalty"]:
+        from agents.training.losing_moves import LosingMovePenalty
+
+        env = LosingMovePenalty(env, train["losing_move_penalty"], train["losing_move_nodes"])
     return VecMonitor(InstrumentedVecEnv(env))
 
 
@@ -87,7 +93,7 @@ def make_train_env(config: dict[str, Any]):
         if "num_threads" not in str(error):
             raise
         raise ConfigError(f"train.env_threads: {error}") from None
-    return wrap_train_env(env)
+    return wrap_train_env(env, config)
 
 
 def _validation_deals(config: dict[str, Any], count: int) -> list[int]:
@@ -297,7 +303,7 @@ def _restore(run_dir: Path, config: dict[str, Any], stateful: dict[str, Any]):
     model_path, state_path = found
     with state_path.open("rb") as handle:
         state = pickle.load(handle)
-    env = restore_training_env(state["env"], wrap_train_env)
+    env = restore_training_env(state["env"], lambda inner: wrap_train_env(inner, config))
     # Loading without an env keeps SB3 from reseeding and resetting it; set_env keeps
     # the saved last observation, so the games continue where they were.
     model = MaskablePPO.load(model_path, env=None, device=config["train"]["device"])
