@@ -253,14 +253,9 @@ def test_first_losing_move_brackets_the_loss():
     rng = np.random.default_rng(4)
     checked = 0
     for deal in (3, 5, 6, 8):
-        game = Game.new(deal)
-        if not is_solved(game, 100_000):
+        if not is_solved(Game.new(deal), 100_000):
             continue
-        actions = []
-        for _ in range(60):
-            action = int(rng.choice(game.legal_actions()))
-            game.step(action)
-            actions.append(action)
+        actions = _random_game(deal, 60, rng)
         move = first_losing_move(deal, actions, Rules(), 100_000)
         if move is None:
             assert is_solved(position_after(deal, actions, Rules(), len(actions)), 100_000)
@@ -272,7 +267,8 @@ def test_first_losing_move_brackets_the_loss():
     assert checked >= 1
 
 
-def _random_game(deal: int, moves: int, seed: int) -> list[int]:
+def _random_game(deal: int, moves: int, seed: int | np.random.Generator) -> list[int]:
+    """Random legal moves from the opening of ``deal`` (a Generator passed on is drawn from, not copied)."""
     rng = np.random.default_rng(seed)
     game, actions = Game.new(deal), []
     while len(actions) < moves and not game.is_won:
