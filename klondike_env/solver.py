@@ -1856,9 +1856,9 @@ class _Helpers:
         try:
             while not stop.is_set() and self.decider is None:
                 used = _main_nodes(complete, main) + self.nodes
-                if (node_limit is not None and used >= node_limit) or (deadline is not None and time.perf_counter() >= deadline):
+                if _spent_budget(used, node_limit, deadline) is not None:
                     return
-                step = RACE_CHUNK if node_limit is None else min(RACE_CHUNK, node_limit - used)
+                step = _next_step(RACE_CHUNK, used, node_limit)
                 shares = [(self.probes_used / PROBE_SHARE, "probes")]
                 if complete.nodes >= best_after and self.best_open:
                     shares.append((self.best_used / BEST_SHARE, "best"))
@@ -1878,6 +1878,21 @@ class _Helpers:
                     self.run(turn, step)
         except BaseException as error:  # noqa: BLE001 -- handed to the main thread
             self.error = error
+
+
+def _spent_budget(used: int, node_limit: int | None, deadline: float | None) -> str | None:
+    """``"nodes"`` or ``"time"`` when that budget of a solve is spent (``used`` nodes so far), else
+    ``None``: the main loop's check and the helper thread's."""
+    if node_limit is not None and used >= node_limit:
+        return "nodes"
+    if deadline is not None and time.perf_counter() >= deadline:
+        return "time"
+    return None
+
+
+def _next_step(chunk: int, used: int, node_limit: int | None) -> int:
+    """Nodes for the next turn of a search: ``chunk``, or what is left of ``node_limit``."""
+    return chunk if node_limit is None else min(chunk, node_limit - used)
 
 
 def solve(
@@ -1958,18 +1973,15 @@ def solve(
     try:
         while decider is None:
             used = _main_nodes(complete, main) + helpers.nodes
-            if node_limit is not None and used >= node_limit:
-                stopped_by = "nodes"
-                break
-            if deadline is not None and time.perf_counter() >= deadline:
-                stopped_by = "time"
+            stopped_by = _spent_budget(used, node_limit, deadline)
+            if stopped_by is not None:
                 break
             if helpers.decider is not None:  # won or proved by the thread beside
                 decider = helpers.decider
                 break
             if helpers.error is not None:
                 break  # raised below
-            step = chunk if node_limit is None else min(chunk, node_limit - used)
+            step = _next_step(chunk, used, node_limit)
             chunk = min(chunk * 2, 1 << 18)
             helpers_join = complete.nodes >= probe_after and memory_limit_mb >= 1
             turn = "complete"
