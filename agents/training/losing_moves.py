@@ -26,7 +26,9 @@ from klondike_env.solver import SolveStatus, solve
 
 # a small transposition table: each check is a small search, and allocating is per check
 TABLE_MB = 64
-NEW, SOLVED, DONE = 0, 1, 2  # per game: first position not checked yet / last check solved / stopped
+# per game: first position not checked yet / last check solved / penalised, no more checks /
+# not solved at its first check, never checked again
+NEW, SOLVED, LOST, UNCHECKED = 0, 1, 2, 3
 
 
 class LosingMovePenalty(VecEnvWrapper):
@@ -38,15 +40,12 @@ class LosingMovePenalty(VecEnvWrapper):
         self.penalty = penalty
         self.node_limit = node_limit
         self.status = np.full(self.num_envs, NEW, np.int8)
-        self.penalised = np.zeros(self.num_envs, bool)
         # per game: the rest of the last solution found, next move last
         self.lines: list[list[int]] = [[] for _ in range(self.num_envs)]
-        self.solves = 0
         self._actions = np.zeros(self.num_envs, np.int64)
 
     def reset(self):
         self.status[:] = NEW
-        self.penalised[:] = False
         self.lines = [[] for _ in range(self.num_envs)]
         return self.venv.reset()
 
@@ -58,10 +57,10 @@ class LosingMovePenalty(VecEnvWrapper):
         observations, rewards, dones, infos = self.venv.step_wait()
         for row in range(self.num_envs):
             if dones[row]:
-                infos[row]["losing_move"] = bool(self.penalised[row])
-                self.status[row], self.penalised[row], self.lines[row] = NEW, False, []
+                infos[row]["losing_move"] = bool(self.status[row] == LOST)
+                self.status[row], self.lines[row] = NEW, []
                 continue
-            if self.status[row] == DONE:
+            if self.status[row] in (LOST, UNCHECKED):
                 continue
             line = self.lines[row]
             if line and line[-1] == self._actions[row]:
@@ -69,15 +68,14 @@ class LosingMovePenalty(VecEnvWrapper):
                 continue
             if self._solved(row):
                 self.status[row] = SOLVED
+            elif self.status[row] == SOLVED:
+                rewards[row] -= self.penalty
+                self.status[row] = LOST
             else:
-                if self.status[row] == SOLVED:
-                    rewards[row] -= self.penalty
-                    self.penalised[row] = True
-                self.status[row] = DONE
+                self.status[row] = UNCHECKED
         return observations, rewards, dones, infos
 
     def _solved(self, row: int) -> bool:
-        self.solves += 1
         result = solve(self.venv.batch.game(row), node_limit=self.node_limit, memory_limit_mb=TABLE_MB)
         solved = result.status == SolveStatus.SOLVED
         self.lines[row] = result.actions[::-1] if solved else []
@@ -85,11 +83,8 @@ class LosingMovePenalty(VecEnvWrapper):
 
     def state_dict(self) -> dict[str, Any]:
         """What a resumed run needs to go on checking the same games."""
-        return {"status": self.status.copy(), "penalised": self.penalised.copy(),
-                "lines": [list(line) for line in self.lines], "solves": self.solves}
+        return {"status": self.status.copy(), "lines": [list(line) for line in self.lines]}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.status[:] = state["status"]
-        self.penalised[:] = state["penalised"]
         self.lines = [list(line) for line in state["lines"]]
-        self.solves = state["solves"]

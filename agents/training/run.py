@@ -36,6 +36,7 @@ from agents.training.callbacks import (
 )
 from agents.training.config import ConfigError, save_config
 from agents.training.evaluation import evaluate_model
+from agents.training.losing_moves import LosingMovePenalty
 from agents.training.networks import policy_class, policy_kwargs
 
 RUNS_DIR = Path("runs")
@@ -75,8 +76,6 @@ def wrap_train_env(env, config: dict[str, Any]):
 
     train = config["train"]
     if train["losing_move_penalty"]:
-        from agents.training.losing_moves import LosingMovePenalty
-
         env = LosingMovePenalty(env, train["losing_move_penalty"], train["losing_move_nodes"])
     return VecMonitor(InstrumentedVecEnv(env))
 
