@@ -1,4 +1,5 @@
-"""Reporting evaluation summaries: a markdown table and a bar chart with 95% intervals.
+"""Reporting evaluation summaries: a markdown table, a bar chart with 95% intervals, and paired
+comparisons of agents that played the same deals.
 
 Shared by ``scripts/compare.py`` and ``scripts/quickstart.py``.
 """
@@ -6,6 +7,8 @@ Shared by ``scripts/compare.py`` and ``scripts/quickstart.py``.
 from __future__ import annotations
 
 import json
+import math
+from itertools import combinations
 from pathlib import Path
 
 UPPER_BOUND = " (upper bound: sees hidden cards)"
@@ -22,6 +25,7 @@ def load_summaries(paths: list[str]) -> list[dict]:
             summary["win_rate"], summary["win_rate_ci95"], summary["agent"]  # noqa: B018
         except (json.JSONDecodeError, KeyError, TypeError):
             raise ValueError(f"{name!r} is not an evaluation summary (expected the JSON of scripts/evaluate.py)") from None
+        summary["summary_path"] = str(path)
         summaries.append(summary)
     return summaries
 
@@ -75,3 +79,56 @@ def bar_chart(summaries: list[dict], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=120)
     plt.close(figure)
+
+
+def sign_test_p(only_first: int, only_second: int) -> float:
+    """Two-sided exact sign test (McNemar's exact test) on the deals exactly one of two agents won.
+
+    Under "neither agent is better", each such deal is a fair coin: the p-value is the chance of
+    a split at least as uneven as ``only_first`` against ``only_second``.
+    """
+    discordant = only_first + only_second
+    if discordant == 0:
+        return 1.0
+    tail = sum(math.comb(discordant, k) for k in range(min(only_first, only_second) + 1))
+    return min(1.0, 2 * tail / 2**discordant)
+
+
+def deal_wins(summary: dict) -> dict[int, bool] | None:
+    """``{deal: won}`` from the per-deal CSV beside a summary loaded by :func:`load_summaries`
+    (None when the CSV is gone)."""
+    from agents.evaluation import read_game_rows
+
+    recorded = Path(summary.get("csv", ""))
+    beside = Path(summary.get("summary_path", "")).parent / recorded.name
+    for path in (beside, recorded):
+        if recorded.name and path.is_file():
+            return {int(row["deal"]): row["won"] == "1" for row in read_game_rows(path)}
+    return None
+
+
+def paired_table(summaries: list[dict]) -> str | None:
+    """A markdown table comparing every two agents that played the same deals under the same rules.
+
+    Paired by deal: the deals each agent won and the other lost, and the sign test on them. On
+    a shared seed set this is the sharper test -- two win rates a few points apart can have
+    overlapping 95% intervals while the deals they disagree on still favour one of them clearly.
+    None when no two summaries share their deals.
+    """
+    wins = [deal_wins(s) for s in summaries]
+    rows = []
+    for i, j in combinations(range(len(summaries)), 2):
+        first, second = wins[i], wins[j]
+        if first is None or second is None or first.keys() != second.keys():
+            continue
+        if summaries[i].get("rules") != summaries[j].get("rules"):
+            continue
+        only_first = sum(first[d] and not second[d] for d in first)
+        only_second = sum(second[d] and not first[d] for d in first)
+        both = sum(first[d] and second[d] for d in first)
+        rows.append(f"| {display_name(summaries[i])} | {display_name(summaries[j])} | {deal_text(summaries[i])} "
+                    f"| {both} | {only_first} | {only_second} | {sign_test_p(only_first, only_second):.2g} |")
+    if not rows:
+        return None
+    header = "| agent A | agent B | deals | both won | only A won | only B won | sign test p (two-sided) |"
+    return "\n".join([header, "|" + "---|" * (header.count("|") - 1), *rows])

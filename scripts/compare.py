@@ -1,6 +1,9 @@
 """Put evaluation summaries side by side: a markdown table and a bar chart with 95% intervals.
 
     python scripts/compare.py results/*.json [--plot results/compare.png]
+
+Agents that played the same deals are also compared deal by deal: the deals only one of them
+won, and the exact sign test on those (a second table).
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.reporting import bar_chart, load_summaries, markdown_table
+from agents.reporting import bar_chart, load_summaries, markdown_table, paired_table
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,6 +26,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(markdown_table(summaries))
+    paired = paired_table(summaries)
+    if paired is not None:
+        print("\nSame deals, paired by deal:\n")
+        print(paired)
     bar_chart(summaries, Path(args.plot))
     print(f"\nchart: {args.plot}")
     return 0

@@ -4,7 +4,8 @@
 
 Trains MaskablePPO (``scripts/train.py --config ...``), evaluates ``random``, ``greedy`` and the
 trained policy (sampled masked actions) on the seed set with the evaluation harness, and prints
-the comparison table; the summaries and a bar chart go to ``RUN/<seeds>/``.
+the comparison table and the paired (deal by deal) table; the summaries and a bar chart go to
+``RUN/<seeds>/``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 from agents.evaluation import AgentError, evaluate
-from agents.reporting import bar_chart, markdown_table
+from agents.reporting import bar_chart, load_summaries, markdown_table, paired_table
 from agents.training.config import ConfigError, load_config
 from agents.training.run import train
 
@@ -32,16 +33,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"trained: {run_dir}")
         agents = ["random", "greedy", f"policy:path={run_dir / 'best_model.zip'},deterministic=false"]
         out_dir = run_dir / args.seeds.replace("/", "_")
-        summaries = []
-        for agent in agents:
-            _, summary = evaluate(agent, args.seeds, seed=0, workers=args.workers, out_dir=out_dir, progress=True,
-                                  command=f"python scripts/evaluate.py --agent {agent} --seeds {args.seeds}")
-            summaries.append(summary)
+        paths = [evaluate(agent, args.seeds, seed=0, workers=args.workers, out_dir=out_dir, progress=True,
+                          command=f"python scripts/evaluate.py --agent {agent} --seeds {args.seeds}")[0]
+                 for agent in agents]
+        summaries = load_summaries([str(path) for path in paths])
     except (ConfigError, ValueError, AgentError) as error:
         print(f"quickstart.py: error: {error}", file=sys.stderr)
         return 2
     print()
     print(markdown_table(summaries))
+    print("\nSame deals, paired by deal:\n")
+    print(paired_table(summaries))
     chart = out_dir / "compare.png"
     bar_chart(summaries, chart)
     print(f"\nchart: {chart}")

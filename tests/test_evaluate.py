@@ -20,6 +20,7 @@ from agents.evaluation import (
     summarize,
     wilson_interval,
 )
+from agents.reporting import paired_table, sign_test_p
 from klondike_env import Game, Rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,6 +181,38 @@ def test_compare_script_table_and_chart(tmp_path):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("| agent") and any(line.startswith("| greedy") for line in lines)
+    # both played deals 1-4 under the same rules: the paired table follows, one row for the pair
+    paired = lines[lines.index("Same deals, paired by deal:") + 2:]
+    assert paired[0].startswith("| agent A") and paired[2].startswith("| greedy | random |") and paired[3] == ""
     assert chart.is_file() and chart.read_bytes()[:4] == b"\x89PNG"
     bad = _run("compare.py", str(tmp_path / "missing.json"))
     assert bad.returncode == 2 and "missing.json" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "only_first, only_second, expected",
+    [(0, 0, 1.0), (3, 3, 1.0), (5, 0, 2 / 2**5), (0, 5, 2 / 2**5), (9, 1, 2 * (1 + 10) / 2**10), (1, 2, 1.0)],
+)
+def test_sign_test_p(only_first, only_second, expected):
+    assert sign_test_p(only_first, only_second) == pytest.approx(expected)
+
+
+def test_paired_table_counts_deals_and_skips_other_deal_sets(tmp_path):
+    def summary(name, wins, rules=None):
+        path = tmp_path / f"{name}.csv"
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["deal", "won", "actions"])
+            writer.writerows([deal, int(won), "0"] for deal, won in wins.items())
+        # the CSV is found beside the summary even when the recorded path is elsewhere
+        return {"agent": name, "seeds": "x", "deals": "x", "rules": rules or {"draw_count": 3},
+                "csv": f"/elsewhere/{name}.csv", "summary_path": str(tmp_path / f"{name}.json")}
+
+    first = summary("first", {1: True, 2: True, 3: False, 4: True, 5: False})
+    second = summary("second", {1: True, 2: False, 3: True, 4: False, 5: False})
+    other_deals = summary("other", {1: True, 2: True})
+    other_rules = summary("draw1", {1: True, 2: True, 3: False, 4: True, 5: False}, {"draw_count": 1})
+    table = paired_table([first, second, other_deals, other_rules]).splitlines()
+    assert len(table) == 3  # header, rule, the one pair with the same deals and rules
+    assert table[2] == f"| first | second | x | 1 | 2 | 1 | {sign_test_p(2, 1):.2g} |"
+    assert paired_table([first, other_deals]) is None

@@ -25,6 +25,9 @@ def test_quickstart_trains_evaluates_and_compares(tmp_path, monkeypatch, capsys)
     agents = {json.loads(path.read_text())["agent"].split(":")[0] for path in summaries}
     assert agents == {"random", "greedy", "policy"}
     assert "| random |" in out and "| greedy |" in out and "| policy:" in out
+    # the three agents played the same deals: three pairs in the paired table
+    paired = out.split("Same deals, paired by deal:")[1]
+    assert sum(line.count("| 1-2 |") for line in paired.splitlines()) == 3
 
 
 def test_quickstart_bad_config_is_one_line(tmp_path, capsys):
