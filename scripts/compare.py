@@ -22,11 +22,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         summaries = load_summaries(args.summaries)
+        paired = paired_table(summaries)  # reads the per-deal CSVs beside the summaries
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(markdown_table(summaries))
-    paired = paired_table(summaries)
     if paired is not None:
         print("\nSame deals, paired by deal:\n")
         print(paired)
