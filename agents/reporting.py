@@ -11,6 +11,8 @@ import math
 from itertools import combinations
 from pathlib import Path
 
+from agents.evaluation import read_game_rows
+
 UPPER_BOUND = " (upper bound: sees hidden cards)"
 
 
@@ -97,8 +99,6 @@ def sign_test_p(only_first: int, only_second: int) -> float:
 def deal_wins(summary: dict) -> dict[int, bool] | None:
     """``{deal: won}`` from the per-deal CSV beside a summary loaded by :func:`load_summaries`
     (None when the CSV is gone)."""
-    from agents.evaluation import read_game_rows
-
     recorded = Path(summary.get("csv", ""))
     beside = Path(summary.get("summary_path", "")).parent / recorded.name
     for path in (beside, recorded):
@@ -132,3 +132,11 @@ def paired_table(summaries: list[dict]) -> str | None:
         return None
     header = "| agent A | agent B | deals | both won | only A won | only B won | sign test p (two-sided) |"
     return "\n".join([header, "|" + "---|" * (header.count("|") - 1), *rows])
+
+
+def comparison_text(summaries: list[dict]) -> str:
+    """The side-by-side table, then the paired table when two summaries share their deals: what
+    ``scripts/compare.py`` and ``scripts/quickstart.py`` print."""
+    paired = paired_table(summaries)
+    text = markdown_table(summaries)
+    return text if paired is None else f"{text}\n\nSame deals, paired by deal:\n\n{paired}"

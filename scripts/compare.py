@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.reporting import bar_chart, load_summaries, markdown_table, paired_table
+from agents.reporting import bar_chart, comparison_text, load_summaries
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,14 +22,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         summaries = load_summaries(args.summaries)
-        paired = paired_table(summaries)  # reads the per-deal CSVs beside the summaries
+        text = comparison_text(summaries)  # reads the per-deal CSVs beside the summaries
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(markdown_table(summaries))
-    if paired is not None:
-        print("\nSame deals, paired by deal:\n")
-        print(paired)
+    print(text)
     bar_chart(summaries, Path(args.plot))
     print(f"\nchart: {args.plot}")
     return 0

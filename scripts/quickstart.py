@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from agents.evaluation import AgentError, evaluate
-from agents.reporting import bar_chart, load_summaries, markdown_table, paired_table
+from agents.reporting import bar_chart, comparison_text, load_summaries
 from agents.training.config import ConfigError, load_config
 from agents.training.run import train
 
@@ -41,9 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"quickstart.py: error: {error}", file=sys.stderr)
         return 2
     print()
-    print(markdown_table(summaries))
-    print("\nSame deals, paired by deal:\n")
-    print(paired_table(summaries))
+    print(comparison_text(summaries))
     chart = out_dir / "compare.png"
     bar_chart(summaries, chart)
     print(f"\nchart: {chart}")
