@@ -115,10 +115,8 @@ def play_step(state, rules, action, int_params, float_params, counters, mask):
                 elif state[core.RECYCLES] >= 3:
                     reward = STANDARD_RECYCLE_DRAW3
             reward += STANDARD_TURN_UP * flipped
-        else:  # vegas: the stake is paid with the first action, so the return is the score
+        else:
             reward = VEGAS_PER_CARD * gained
-            if counters[C_STEPS] == 1:
-                reward += VEGAS_STAKE
         if flipped > 0 or after > counters[C_BEST_FOUNDATION]:
             counters[C_SINCE_PROGRESS] = 0
             if after > counters[C_BEST_FOUNDATION]:
@@ -128,6 +126,8 @@ def play_step(state, rules, action, int_params, float_params, counters, mask):
             flags |= OUT_WON | OUT_TERMINATED
         elif core.is_dead_given_mask(state, rules, mask, legal):
             flags |= OUT_TERMINATED
+    if int_params[I_REWARD] == REWARD_VEGAS and counters[C_STEPS] == 1:
+        reward += VEGAS_STAKE  # with the first action, legal or not, so the return is the Vegas score
     if flags & OUT_TERMINATED == 0:
         max_steps = int_params[I_MAX_STEPS]
         no_progress = int_params[I_NO_PROGRESS]
@@ -283,9 +283,11 @@ class KlondikeEnv(gym.Env):
     own ``TimeLimit(m)`` on top of the env's limit.
 
     ## Version History
-    * v0: initial version. Later, with observations unchanged by default: the
-      ``observation_dtype`` keyword (``"uint8"`` observations); the ``"+full"`` observation
-      modes (session 14).
+    * v0: initial version. Later, with observations unchanged by default: the ``"+actions"``
+      observation modes (per-action features, session 3); the ``observation_dtype`` keyword
+      (``"uint8"`` observations); the ``"+full"`` observation modes (session 14); the
+      ``"vegas"`` stake is paid on the first step even when that action is illegal (session 23;
+      before, an illegal first action skipped it).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}

@@ -205,6 +205,16 @@ def test_vegas_return_is_the_vegas_score():
     assert total == -52 + 5 * info["foundation"]
 
 
+def test_vegas_stake_is_paid_even_when_the_first_action_is_illegal():
+    env = KlondikeEnv(reward="vegas")
+    _, info = env.reset(options={"deal": 1})
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, _, _, _ = env.step(illegal)
+    assert reward == pytest.approx(-52 + env.config.illegal_penalty)
+    _, reward, _, _, _ = env.step(0)  # a draw: no stake twice
+    assert reward == 0.0
+
+
 def test_standard_scoring_per_move():
     env = KlondikeEnv(reward="standard", max_episode_steps=None)
     rng = np.random.default_rng(2)
