@@ -75,8 +75,8 @@ def _parse_solver_string(text: str) -> list[int]:
 def parse_deck(deck: str | Iterable) -> list[int]:
     """A deck as 52 distinct card ids, from any accepted form.
 
-    Accepts 52 card ids, 52 card strings, one space-separated string, or a
-    Klondike-Solver 156-digit deck string.
+    Accepts 52 card ids, 52 card strings, one string of cards separated by spaces
+    and/or commas, or a Klondike-Solver 156-digit deck string.
     """
     if isinstance(deck, str):
         text = deck.strip()
@@ -87,7 +87,7 @@ def parse_deck(deck: str | Iterable) -> list[int]:
                 )
             cards = _parse_solver_string(text)
         else:
-            cards = [parse_card(token) for token in text.split()]
+            cards = [parse_card(token) for token in text.replace(",", " ").split()]
     elif isinstance(deck, np.ndarray) or isinstance(deck, Iterable):
         cards = [parse_card(token) for token in deck]
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
 from typing import Any
 
 import gymnasium as gym
@@ -200,6 +201,8 @@ def _deal_list(deals) -> np.ndarray:
     """Deal numbers as a uint64 array (empty for "draw at random")."""
     if deals is None:
         return np.zeros(0, np.uint64)
+    if isinstance(deals, (str, bytes)) or not isinstance(deals, Iterable):
+        raise ValueError(f"bad deals {deals!r}: give a sequence of deal numbers, e.g. deals=[1, 2], or None for random deals")
     from klondike_env.cards import check_deal
 
     values = [check_deal(deal) for deal in deals]

@@ -66,6 +66,8 @@ def test_deck_forms_all_parse_to_the_same_ids():
     assert parse_deck(text) == ids
     assert parse_deck(text.split()) == ids
     assert parse_deck(text.lower()) == ids
+    assert parse_deck(",".join(text.split())) == ids
+    assert parse_deck(", ".join(text.split())) == ids
     assert parse_deck(deck_string(ids)) == ids
 
 

@@ -68,6 +68,8 @@ def test_registered_on_import_with_rules_as_keywords():
     ({"illegal_action": "ignore"}, "bad illegal_action 'ignore'"),
     ({"max_episode_steps": 0}, "bad max_episode_steps 0"),
     ({"deals": [-1]}, "bad deal number -1"),
+    ({"deals": 5}, r"^bad deals 5: give a sequence of deal numbers, e.g. deals=\[1, 2\], or None for random deals$"),
+    ({"deals": "12"}, "^bad deals '12': give a sequence of deal numbers"),
     ({"render_mode": "human"}, "bad render_mode 'human'"),
     ({"win_reward": "big"}, "bad win_reward 'big'"),
     ({"observation_dtype": "float64"}, "^bad observation_dtype 'float64': allowed are 'float32', 'uint8'$"),
