@@ -29,6 +29,21 @@ _MOVE_KINDS = ((core.FOUNDATION_TO_COLUMN, "foundation to column"), (core.COLUMN
                (core.RECYCLE, "recycle"), (core.DRAW, "draw"))
 
 
+def check_replays(path, games, rules: Rules) -> None:
+    """A ``ValueError`` naming ``path`` unless every ``(deal, actions, ...)`` of ``games`` replays
+    legally under ``rules``: a game recorded under other rules (draw 1, say) would otherwise
+    fail deep inside a solver worker."""
+    standard = rules == Rules(draw_count=rules.draw_count)
+    name = f"draw-{rules.draw_count} standard rules" if standard else f"the rules {rules}"
+    for deal, actions, *_ in games:
+        game = Game.new(deal, rules)
+        for number, action in enumerate(actions, 1):
+            if action not in game.legal_actions():
+                raise ValueError(f"{path} does not replay under {name}, the only rules analysed here: deal {deal}, "
+                                 f"move {number}: action {action} is not legal there")
+            game.step(action)
+
+
 def position_after(deal: int, actions: list[int], rules: Rules, moves: int) -> Game:
     """The true game of ``deal`` after its first ``moves`` actions."""
     game = Game.new(deal, rules)

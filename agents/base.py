@@ -272,6 +272,8 @@ class Agent:
     sees_hidden_cards = False
     #: option name -> (type, default, help); values given as text are converted with the type.
     OPTIONS: dict[str, tuple[type, Any, str]] = {}
+    #: option name -> its least value, for numeric options whose bound is above 0 (the default bound).
+    MINIMUM: dict[str, int] = {}
 
     def __init__(self, **options):
         self.options = {}
@@ -279,7 +281,7 @@ class Agent:
             if key not in self.OPTIONS:
                 allowed = ", ".join(sorted(self.OPTIONS)) or "none"
                 raise AgentOptionError(f"unknown option {key!r} for agent {self.name!r}: allowed options are {allowed}")
-            self.options[key] = _convert_option(self.name, key, value, self.OPTIONS[key][0])
+            self.options[key] = _convert_option(self.name, key, value, self.OPTIONS[key][0], self.MINIMUM.get(key, 0))
         for key, (_, default, _) in self.OPTIONS.items():
             setattr(self, key, self.options.get(key, default))
         self.rng = np.random.default_rng(0)
@@ -302,8 +304,18 @@ class Agent:
         return f"<{type(self).__name__} {self.label}>"
 
 
-def _convert_option(agent: str, key: str, value: Any, kind: type) -> Any:
-    """Turn an option value (often text from the command line) into ``kind``, or fail in one line."""
+def choose_action(agent: Agent, game: Game) -> int:
+    """``agent``'s move in ``game``, as the harness asks for it: an agent that sees hidden cards
+    (the oracle) is first handed a copy of the true game, a separate channel no other agent gets;
+    every agent then decides from the :class:`PlayerView` alone."""
+    if agent.sees_hidden_cards:
+        agent.reveal(game.copy())
+    return agent.act(PlayerView(game))
+
+
+def _convert_option(agent: str, key: str, value: Any, kind: type, low: int = 0) -> Any:
+    """Turn an option value (often text from the command line) into ``kind`` (``>= low`` for a
+    number), or fail in one line."""
     try:
         if kind is bool and isinstance(value, str):
             if value.lower() not in ("1", "0", "true", "false", "yes", "no"):
@@ -314,6 +326,6 @@ def _convert_option(agent: str, key: str, value: Any, kind: type) -> Any:
         raise AgentOptionError(
             f"bad value {value!r} for option {key!r} of agent {agent!r}: expected {kind.__name__}"
         ) from None
-    if kind in (int, float) and converted < 0:
-        raise AgentOptionError(f"bad value {value!r} for option {key!r} of agent {agent!r}: must be >= 0")
+    if kind in (int, float) and not converted >= low:  # "not >=": also refuses nan
+        raise AgentOptionError(f"bad value {value!r} for option {key!r} of agent {agent!r}: must be >= {low}")
     return converted

@@ -67,11 +67,10 @@ class DeterminizedAgent(Agent):
         "by_class": (bool, False, "solve worlds over classes of positions (the solver's default since session 17); "
                                   "off: over positions, as the agent was benchmarked"),
     }
+    MINIMUM = {"samples": 1}
 
     def __init__(self, **options):
         super().__init__(**options)
-        if self.samples < 1:
-            raise AgentOptionError(f"bad value {self.samples} for option 'samples' of agent 'determinized': must be >= 1")
         for option, allowed in (("tiebreak", ("solver", "greedy")), ("unit", ("action", "reveal"))):
             if getattr(self, option) not in allowed:
                 raise AgentOptionError(f"bad value {getattr(self, option)!r} for option {option!r} of agent "

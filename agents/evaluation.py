@@ -9,6 +9,7 @@ are spread over worker processes.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import multiprocessing
@@ -20,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import RESIGN, Agent, DealInfo, PlayerView
+from agents.base import RESIGN, Agent, DealInfo, choose_action
 from agents.registry import make_agent
 from klondike_env.cards import check_deal
+from klondike_env.cli import prepare_output_dir, read_text
 from klondike_env.game import Game, IllegalActionError
 from klondike_env.rules import Rules
 
@@ -69,8 +71,12 @@ def load_seed_set(spec: str) -> tuple[str, list[int]]:
             f"unknown seed set {spec!r}: give a named set ({', '.join(named_seed_sets())}), "
             "a file of deal numbers one per line, or a range such as 1-500"
         )
+    try:
+        content = read_text(path, "a seed file: one deal number per line")
+    except ValueError as error:
+        raise SeedSetError(str(error)) from None
     deals = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    for number, line in enumerate(content.splitlines(), 1):
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
@@ -120,9 +126,7 @@ def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int =
             break
         if game.move_count >= max_moves:
             break
-        if agent.sees_hidden_cards:
-            agent.reveal(game.copy())  # the oracle's separate channel; no other agent gets it
-        action = agent.act(PlayerView(game))
+        action = choose_action(agent, game)
         if action == RESIGN:
             ending = "resigned"
             break
@@ -293,17 +297,18 @@ def write_results(records: list[GameRecord], summary: dict, out_dir: Path, stem:
     return json_path
 
 
-def read_game_rows(path: str | os.PathLike) -> list[dict[str, str]]:
+RESULTS_CSV = "a results CSV of scripts/evaluate.py"
+
+
+def read_game_rows(path: str | os.PathLike, columns: tuple[str, ...] = ("deal", "actions")) -> list[dict[str, str]]:
     """The rows of a results CSV written by :func:`write_results` (or a DAgger file, which adds
-    a column); refuses a missing file or one without an ``actions`` column."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no results CSV at {path}: write one with scripts/evaluate.py")
-    with open(path, newline="") as handle:
-        reader = csv.DictReader(handle)
-        if "actions" not in (reader.fieldnames or []):
-            raise ValueError(f"{path} has no 'actions' column: it is not a results CSV of scripts/evaluate.py")
-        return list(reader)
+    a column); a one-line ``ValueError`` naming the file if it is missing, not text (a model
+    .zip passed by mistake) or lacks one of ``columns``."""
+    reader = csv.DictReader(io.StringIO(read_text(path, RESULTS_CSV)))
+    missing = [column for column in columns if column not in (reader.fieldnames or ())]
+    if missing:
+        raise ValueError(f"{path} has no {missing[0]!r} column: it is not {RESULTS_CSV}")
+    return list(reader)
 
 
 def parse_moves(text: str) -> list[int]:
@@ -311,9 +316,19 @@ def parse_moves(text: str) -> list[int]:
     return [int(move) for move in text.split()]
 
 
+def game_of_row(row: dict[str, str], path: str | os.PathLike, index: int) -> tuple[int, list[int]]:
+    """``(deal, actions)`` of the ``index``-th row of :func:`read_game_rows`; a bad cell is a
+    ``ValueError`` naming the file and line."""
+    try:
+        return int(row["deal"]), parse_moves(row["actions"])
+    except (ValueError, TypeError, AttributeError):  # the last two: a row too short to have the cell
+        raise ValueError(f"{path} line {index + 2}: bad row (deal {row['deal']!r}, actions {row['actions']!r}): "
+                         "expected a deal number and space-separated action ids") from None
+
+
 def read_games(path: str | os.PathLike) -> list[tuple[int, list[int]]]:
     """``(deal, actions)`` of every game in a results CSV written by :func:`write_results`."""
-    return [(int(row["deal"]), parse_moves(row["actions"])) for row in read_game_rows(path)]
+    return [game_of_row(row, path, index) for index, row in enumerate(read_game_rows(path))]
 
 
 def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: int = 0, workers: int = 1,
@@ -325,6 +340,7 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
     if workers < 1:
         raise ValueError(f"bad workers {workers!r}: use 1 or more processes")
     agent = make_agent(agent_spec)
+    prepare_output_dir(out_dir, "--out")  # before playing: a bad folder must not cost the games
     version = code_version()  # before playing: the code that is about to run
     start = time.perf_counter()
     records = play_deals(agent_spec, deals, rules, seed=seed, workers=workers, max_moves=max_moves, progress=progress)
@@ -349,6 +365,6 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
 
 __all__ = [
     "AgentError", "GameRecord", "SeedSetError", "deal_seed", "evaluate", "load_seed_set",
-    "parse_moves", "play_deals", "play_game", "read_game_rows", "read_games", "summarize", "wilson_interval",
+    "game_of_row", "parse_moves", "play_deals", "play_game", "read_game_rows", "read_games", "summarize", "wilson_interval",
     "write_results",
 ]

@@ -18,7 +18,9 @@ from pathlib import Path
 
 from agents.base import Agent, AgentOptionError, DealInfo, PlayerView, _convert_option
 from klondike_env.move_memory import MoveMemory
-from klondike_env.observation import pad_player_observation, player_part, reveals_hidden_cards
+from klondike_env.observation import (
+    OBSERVATION_MODES, observation_size, pad_player_observation, player_part, reveals_hidden_cards,
+)
 
 RULE_KEYS = ("draw_count", "max_passes", "empty_column", "foundation_to_tableau")
 
@@ -61,6 +63,32 @@ def read_run_settings(model_path: Path) -> RunSettings:
     )
 
 
+def check_observation_size(model, model_path: Path, mode: str, settings: RunSettings, given: bool,
+                           option: str | None = "observation=") -> None:
+    """Refuse, in one line, a model whose input length is not ``mode``'s: sb3 would fail only at
+    the first move, with a shape error that names neither the mode nor the remedy. ``given``: the
+    mode was passed explicitly (else it came from ``settings``); ``option``: how a caller passes
+    one (None: it cannot)."""
+    expected = int(model.observation_space.shape[0])
+    if observation_size(mode) == expected:
+        return
+    fits = [name for name in OBSERVATION_MODES if observation_size(name) == expected]
+    if given:
+        source = "the given observation mode"
+    elif settings.config_path is None:
+        source = "no config.yaml was found beside it, and the default mode"
+    else:
+        source = f"its run config {str(settings.config_path)!r} says observation mode"
+    fix = "put the model's own run config.yaml beside it"
+    if option and fits:
+        fix = f"pass {option}{fits[0]}" if given else f"{fix} or pass {option}{fits[0]}"
+    raise AgentOptionError(
+        f"model {str(model_path)!r} expects {expected} observation values"
+        + (f" (observation mode {fits[0]!r})" if fits else "")
+        + f", but {source} {mode!r} gives {observation_size(mode)}: {fix}"
+    )
+
+
 class PolicyAgent(Agent):
     name = "policy"
     OPTIONS = {
@@ -91,7 +119,8 @@ class PolicyAgent(Agent):
                 f"this model reads {self.mode!r} observations, which show the hidden cards: it cannot be scored as a player"
             )
         self.no_repeat = _convert_option(self.name, "no_repeat", self.no_repeat, bool) if self.no_repeat else settings.no_repeat
-        self.model = _load_model(self.algo, model_path)
+        self.model = load_model(self.algo, model_path)
+        check_observation_size(self.model, model_path, self.mode, settings, given=bool(self.observation))
         self._warned = False
 
     def reset(self, deal: DealInfo) -> None:
@@ -118,7 +147,7 @@ class PolicyAgent(Agent):
         return int(action)
 
 
-def _load_model(algo: str, path: Path):
+def load_model(algo: str, path: Path):
     import torch
 
     torch.set_num_threads(1)  # one game per process; the harness parallelises over processes

@@ -12,6 +12,7 @@ from itertools import combinations
 from pathlib import Path
 
 from agents.evaluation import read_game_rows
+from klondike_env.cli import prepare_output_file
 
 UPPER_BOUND = " (upper bound: sees hidden cards)"
 
@@ -60,6 +61,18 @@ def markdown_table(summaries: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def check_chart_path(path: str | Path, flag: str) -> Path:
+    """``path`` for :func:`bar_chart`, checked before any work: a format matplotlib writes, in a
+    writable place (ValueError naming ``flag`` otherwise)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if Path(path).suffix.lstrip(".").lower() not in formats:
+        raise ValueError(f"bad {flag} {str(path)!r}: the file name must end in a format matplotlib writes "
+                         f"({', '.join(formats)})")
+    return prepare_output_file(path, flag)
+
+
 def bar_chart(summaries: list[dict], path: Path) -> None:
     import matplotlib
 
@@ -103,7 +116,7 @@ def deal_wins(summary: dict) -> dict[int, bool] | None:
     beside = Path(summary.get("summary_path", "")).parent / recorded.name
     for path in (beside, recorded):
         if recorded.name and path.is_file():
-            return {int(row["deal"]): row["won"] == "1" for row in read_game_rows(path)}
+            return {int(row["deal"]): row["won"] == "1" for row in read_game_rows(path, ("deal", "won"))}
     return None
 
 

@@ -45,13 +45,16 @@ def positive_float(text: str) -> float:
 
 def prepare_output_dir(path: str | os.PathLike, flag: str) -> Path:
     """Create the folder ``path`` (and its parents) now; ValueError naming ``flag`` if it cannot be."""
-    folder = Path(path)
+    return _make_folder(Path(path), f"bad {flag} {str(path)!r}")
+
+
+def _make_folder(folder: Path, error_start: str) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ValueError(f"bad {flag} {str(path)!r}: cannot create that folder ({error.strerror or error})") from None
+        raise ValueError(f"{error_start}: cannot create the folder {str(folder)!r} ({error.strerror or error})") from None
     if not os.access(folder, os.W_OK):
-        raise ValueError(f"bad {flag} {str(path)!r}: that folder is not writable")
+        raise ValueError(f"{error_start}: the folder {str(folder)!r} is not writable")
     return folder
 
 
@@ -61,7 +64,7 @@ def prepare_output_file(path: str | os.PathLike, flag: str) -> Path:
     file = Path(path)
     if file.is_dir():
         raise ValueError(f"bad {flag} {str(path)!r}: that is a folder; give a file name")
-    prepare_output_dir(file.parent, flag)
+    _make_folder(file.parent, f"bad {flag} {str(path)!r}")
     if file.exists() and not os.access(file, os.W_OK):
         raise ValueError(f"bad {flag} {str(path)!r}: that file is not writable")
     return file

@@ -12,13 +12,13 @@ player knew: near-equal counts mean no sample could tell the moves apart.
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import sys
 from multiprocessing import Pool
 
-from agents.analysis import action_win_counts, first_losing_move, position_after
-from agents.evaluation import load_verdicts, read_games, verdict_file
+from agents.analysis import action_win_counts, check_replays, first_losing_move, position_after
+from agents.evaluation import game_of_row, load_verdicts, read_game_rows, verdict_file
+from klondike_env.cli import nonnegative_int, positive_int
 from klondike_env.rules import Rules
 
 
@@ -36,23 +36,28 @@ def _analyse(job):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="a results CSV of scripts/evaluate.py (draw-3 standard rules)")
-    parser.add_argument("--games", type=int, default=50, help="lost games to analyse, in deal order (default 50)")
-    parser.add_argument("--nodes", type=int, default=200_000, help="solver positions per position tested")
-    parser.add_argument("--worlds", type=int, default=0, help="also score each action at the losing move in K worlds")
-    parser.add_argument("--world-nodes", type=int, default=50_000, help="solver positions per world and action")
-    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--games", type=positive_int, default=50, help="lost games to analyse, in deal order (default 50)")
+    parser.add_argument("--nodes", type=positive_int, default=200_000, help="solver positions per position tested")
+    parser.add_argument("--worlds", type=nonnegative_int, default=0,
+                        help="also score each action at the losing move in K worlds")
+    parser.add_argument("--world-nodes", type=positive_int, default=50_000, help="solver positions per world and action")
+    parser.add_argument("--workers", type=positive_int, default=2, help="processes (default 2)")
     args = parser.parse_args(argv)
     rules = Rules()
     try:
-        games = dict(read_games(args.results))
-        with open(args.results, newline="") as handle:
-            lost = [int(row["deal"]) for row in csv.DictReader(handle) if row["won"] == "0"]
-    except (OSError, ValueError) as error:
+        verdicts = load_verdicts(verdict_file(rules))
+        rows = read_game_rows(args.results, ("deal", "won", "actions"))
+        games = [game_of_row(row, args.results, index) for index, row in enumerate(rows)]
+        lost = [game for game, row in zip(games, rows) if row["won"] == "0" and verdicts.get(game[0]) == "solved"]
+        lost = lost[: args.games]
+        check_replays(args.results, lost, rules)  # here, not as a traceback from a worker
+    except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    verdicts = load_verdicts(verdict_file(rules))
-    deals = [deal for deal in lost if verdicts.get(deal) == "solved"][: args.games]
-    jobs = [(deal, games[deal], rules, args.nodes, args.worlds, args.world_nodes) for deal in deals]
+    if not lost:
+        print(f"no lost game on a deal the solver wins in {args.results}: nothing to analyse")
+        return 0
+    jobs = [(deal, actions, rules, args.nodes, args.worlds, args.world_nodes) for deal, actions in lost]
     moves = []
     with Pool(args.workers) as pool:
         for deal, length, move, counts in pool.imap(_analyse, jobs):
@@ -66,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                 for name, (won, undecided) in table.items():
                     print(f"    {name:32s} {won:3d} / {undecided}{'   <- played' if name == played_name else ''}")
     if moves:
-        print(f"{len(deals)} lost games on winnable deals: {len(deals) - len(moves)} ended still winnable; "
+        print(f"{len(lost)} lost games on winnable deals: {len(lost) - len(moves)} ended still winnable; "
               f"losing move median {statistics.median(moves):g}, range {min(moves)}-{max(moves)}")
     return 0
 

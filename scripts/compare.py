@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from agents.reporting import bar_chart, comparison_text, load_summaries
+from agents.reporting import bar_chart, check_chart_path, comparison_text, load_summaries
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("summaries", nargs="+", help="JSON summaries written by scripts/evaluate.py")
-    parser.add_argument("--plot", default="results/compare.png", help="PNG to write (default results/compare.png)")
+    parser.add_argument("--plot", default="results/compare.png",
+                        help="chart to write, PNG or another format by its extension (default results/compare.png)")
     args = parser.parse_args(argv)
     try:
         summaries = load_summaries(args.summaries)
         text = comparison_text(summaries)  # reads the per-deal CSVs beside the summaries
+        plot = check_chart_path(args.plot, "--plot")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(text)
-    bar_chart(summaries, Path(args.plot))
+    bar_chart(summaries, plot)
     print(f"\nchart: {args.plot}")
     return 0
 

@@ -19,6 +19,7 @@ from agents.base import AgentOptionError
 from agents.evaluation import SeedSetError, load_seed_set
 from agents.training.dagger import label_deals, write_labelled_games
 from agents.training.pretrain import evaluation_deals
+from klondike_env.cli import nonnegative_int, positive_int, prepare_output_file
 from klondike_env.rules import Rules
 
 
@@ -29,9 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", required=True, help="range FIRST-LAST or seed file (not test/val deals)")
     parser.add_argument("--beta", type=float, default=0.5, help="probability a move played is the teacher's (default 0.5)")
     parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
-    parser.add_argument("--max-moves", type=int, default=400, help="moves before a game is stopped (default 400)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
-    parser.add_argument("--seed", type=int, default=0, help="run seed; each deal's seeds derive from it")
+    parser.add_argument("--max-moves", type=positive_int, default=400, help="moves before a game is stopped (default 400)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes (default: all cores)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="run seed; each deal's seeds derive from it")
     parser.add_argument("--out", required=True, help="CSV to write")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         if overlap:
             raise SeedSetError(f"--deals {args.deals} includes deal {overlap[0]} of the {forbidden[overlap[0]]!r} set: "
                                "label deals outside the evaluation sets (1-2000)")
+        prepare_output_file(args.out, "--out")  # before labelling: a bad path must not cost the games
         games = label_deals(args.learner, args.teacher, deals, Rules(draw_count=args.draw), beta=args.beta,
                             max_moves=args.max_moves, seed=args.seed, workers=args.workers, progress=not args.quiet)
     except (ValueError, AgentOptionError) as error:

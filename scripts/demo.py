@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.base import RESIGN, DealInfo, PlayerView
+from agents.base import RESIGN, DealInfo, choose_action
 from agents.registry import AGENTS, make_agent
 from klondike_env import Game, Rules
+from klondike_env.cli import nonnegative_int, positive_int
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,13 +23,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
     parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default unlimited)")
     parser.add_argument("--agent", default="greedy", help=f"agent spec, NAME[:key=value,...]; NAME one of {', '.join(AGENTS)}")
-    parser.add_argument("--every", type=int, default=25, help="print the board every N moves (default 25)")
-    parser.add_argument("--max-moves", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0, help="the agent's random seed")
+    parser.add_argument("--every", type=positive_int, default=25, help="print the board every N moves (default 25)")
+    parser.add_argument("--max-moves", type=positive_int, default=1000, help="moves before the game is stopped (default 1000)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="the agent's random seed")
     args = parser.parse_args(argv)
     try:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes)
-        game = Game.from_deck(args.deck, rules) if args.deck else Game.new(args.deal, rules)
+        game = Game.new(args.deal, rules) if args.deck is None else Game.from_deck(args.deck, rules)
         agent = make_agent(args.agent)
     except ValueError as error:
         print(f"demo: {error}", file=sys.stderr)
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         if game.is_won or game.is_dead:
             outcome = "won" if game.is_won else "dead"
             break
-        action = agent.act(PlayerView(game))
+        action = choose_action(agent, game)  # the oracle is handed the true game, as in the harness
         if action == RESIGN:
             outcome = "resigned"
             break

@@ -17,6 +17,7 @@ import sys
 
 from agents.evaluation import AgentError, evaluate
 from agents.registry import AGENTS
+from klondike_env.cli import nonnegative_int, positive_int
 from klondike_env.rules import Rules
 
 
@@ -27,16 +28,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
     parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default: unlimited)")
     parser.add_argument("--empty-column", default="king", help="king (default) or any")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
-    parser.add_argument("--seed", type=int, default=0, help="run seed; each deal's agent seed derives from it")
-    parser.add_argument("--max-moves", type=int, default=1000, help="actions before a game is stopped (default 1000)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes (default: all cores)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="run seed; each deal's agent seed derives from it")
+    parser.add_argument("--max-moves", type=positive_int, default=1000, help="actions before a game is stopped (default 1000)")
     parser.add_argument("--out", default="results", help="folder for the CSV and JSON (default: results/)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     command = "python scripts/evaluate.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     try:
-        if args.max_moves < 1:
-            raise ValueError(f"bad --max-moves {args.max_moves}: use a positive number of actions")
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes, empty_column=args.empty_column)
         path, summary = evaluate(args.agent, args.seeds, rules, seed=args.seed, workers=args.workers,
                                  max_moves=args.max_moves, out_dir=args.out, progress=not args.quiet,

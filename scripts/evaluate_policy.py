@@ -18,14 +18,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from klondike_env.cli import nonnegative_int, positive_int  # noqa: E402
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="a model .zip saved by scripts/train.py")
     parser.add_argument("--seeds", default="test", help="named set, seed file or range FIRST-LAST (default: test)")
     parser.add_argument("--deterministic", action="store_true", help="masked argmax instead of masked samples")
-    parser.add_argument("--max-moves", type=int, default=1000, help="actions before a game is stopped (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="torch seed for sampled actions")
+    parser.add_argument("--max-moves", type=positive_int, default=1000, help="actions before a game is stopped (default 1000)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="torch seed for sampled actions")
     parser.add_argument("--no-repeat", choices=("true", "false"), default=None,
                         help="mask moves already played from a position (klondike_env.move_memory); "
                              "default: the run's policy.no_repeat")

@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from agents.analysis import BLUNDER_GAP, label_moves, move_kind  # noqa: E402
+from agents.analysis import BLUNDER_GAP, check_replays, label_moves, move_kind  # noqa: E402
 from agents.evaluation import read_games  # noqa: E402
-from klondike_env.game import IllegalActionError  # noqa: E402
+from klondike_env.cli import nonnegative_int, positive_int, prepare_output_file  # noqa: E402
 from klondike_env.rules import Rules  # noqa: E402
 
 OBSERVATION_MODE = "information+actions"
@@ -46,33 +46,28 @@ def _label(job):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="a results CSV (scripts/evaluate.py, evaluate_policy.py) of draw-3 standard rules")
-    parser.add_argument("--games", type=int, default=0, help="the first N games only (default: all)")
-    parser.add_argument("--worlds", type=int, default=8, help="sampled worlds where the true deal tells moves apart (default 8)")
-    parser.add_argument("--nodes", type=int, default=20_000, help="solver positions per solve (default 20000)")
-    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--games", type=nonnegative_int, default=0, help="the first N games only (default: all)")
+    parser.add_argument("--worlds", type=nonnegative_int, default=8,
+                        help="sampled worlds where the true deal tells moves apart (default 8)")
+    parser.add_argument("--nodes", type=positive_int, default=20_000, help="solver positions per solve (default 20000)")
+    parser.add_argument("--workers", type=positive_int, default=2, help="processes (default 2)")
     parser.add_argument("--out", help="save the positions (observations, shares, moves played) to this .npz")
     args = parser.parse_args(argv)
-    if args.worlds < 0 or args.nodes < 1 or args.workers < 1 or args.games < 0:
-        print("label_moves.py: error: --worlds and --games must be >= 0, --nodes and --workers >= 1", file=sys.stderr)
-        return 2
     try:
+        if args.out:
+            prepare_output_file(args.out, "--out")  # before labelling: a bad path must not cost the games
         games = read_games(args.results)
-    except (OSError, ValueError) as error:
+        games = games[: args.games] if args.games else games
+        check_replays(args.results, games, Rules())  # here, not as a traceback from a worker
+    except ValueError as error:
         print(f"label_moves.py: error: {error}", file=sys.stderr)
         return 2
-    if args.games:
-        games = games[: args.games]
     jobs = [(deal, actions, args.worlds, args.nodes, bool(args.out)) for deal, actions in games]
     records, observations = [], []
-    try:
-        with Pool(args.workers) as pool:
-            for deal, labelled, game_observations in pool.imap(_label, jobs, chunksize=2):
-                records += [(deal, number, played, shares) for number, played, shares in labelled]
-                observations += game_observations
-    except IllegalActionError as error:  # a game recorded under other rules
-        print(f"label_moves.py: error: {args.results} does not replay under draw-3 standard rules: {error}",
-              file=sys.stderr)
-        return 2
+    with Pool(args.workers) as pool:
+        for deal, labelled, game_observations in pool.imap(_label, jobs, chunksize=2):
+            records += [(deal, number, played, shares) for number, played, shares in labelled]
+            observations += game_observations
     if not records:
         print("label_moves.py: error: no position with a choice of moves in these games", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from klondike_env.cli import nonnegative_int, positive_int  # noqa: E402
 from klondike_env.playthrough import (  # noqa: E402
     playthrough_text, random_actions, read_playthrough, solver_actions,
 )
@@ -50,9 +51,9 @@ def run(argv=None) -> int:
     parser.add_argument("--deal", type=int, help="the deal number to play")
     parser.add_argument("--play", choices=("solver", "random"), default="solver",
                         help="the solver's winning line, or seeded random legal actions")
-    parser.add_argument("--seed", type=int, default=0, help="random play: the generator's seed")
-    parser.add_argument("--steps", type=int, default=80, help="random play: at most this many actions")
-    parser.add_argument("--illegal-at", type=int, help="random play: step (1-based) that plays an illegal action")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="random play: the generator's seed")
+    parser.add_argument("--steps", type=positive_int, default=80, help="random play: at most this many actions")
+    parser.add_argument("--illegal-at", type=positive_int, help="random play: step (1-based) that plays an illegal action")
     parser.add_argument("--option", type=parse_option, action="append", default=[], metavar="NAME=VALUE",
                         help="a KlondikeEnv keyword (repeatable)")
     parser.add_argument("--out", type=Path, help="the file to write (default: print)")
@@ -67,6 +68,9 @@ def run(argv=None) -> int:
         return 0
     if args.deal is None:
         parser.error("give --deal N (or --regenerate FILE ...)")
+    if args.illegal_at is not None and (args.play != "random" or args.illegal_at > args.steps):
+        parser.error(f"argument --illegal-at: {args.illegal_at} is never played: "
+                     f"give a step from 1 to --steps ({args.steps}), with --play random")
     options = dict(args.option)
     if args.play == "solver":
         actions = solver_actions(args.deal, **options)

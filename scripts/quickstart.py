@@ -15,21 +15,26 @@ import os
 import sys
 from pathlib import Path
 
-from agents.evaluation import AgentError, evaluate
+from agents.evaluation import AgentError, evaluate, load_seed_set
 from agents.reporting import bar_chart, comparison_text, load_summaries
 from agents.training.config import ConfigError, load_config
 from agents.training.run import train
+from klondike_env.cli import positive_int, prepare_output_dir
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/quick.yaml", help="training config (default configs/quick.yaml)")
     parser.add_argument("--seeds", default="dev", help="seed set to score on (default dev: deals 1-100)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="evaluation processes")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="evaluation processes")
     parser.add_argument("--runs-dir", default="runs", help="where the run folder goes (default runs/)")
     args = parser.parse_args(argv)
     try:
-        run_dir = train(load_config(args.config), runs_root=Path(args.runs_dir))
+        # everything the evaluation needs is checked before training, which takes minutes
+        config = load_config(args.config)
+        load_seed_set(args.seeds)
+        prepare_output_dir(args.runs_dir, "--runs-dir")
+        run_dir = train(config, runs_root=Path(args.runs_dir))
         print(f"trained: {run_dir}")
         agents = ["random", "greedy", f"policy:path={run_dir / 'best_model.zip'},deterministic=false"]
         out_dir = run_dir / args.seeds.replace("/", "_")

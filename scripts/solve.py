@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import multiprocessing
 import sys
 import time
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.evaluation import wilson_interval  # noqa: E402
 from klondike_env import Game, Rules  # noqa: E402
+from klondike_env.cli import positive_float, positive_int, prepare_output_file  # noqa: E402
 from klondike_env.solver import VERDICT_FIELDS, SolveStatus, prepare, read_verdict_rows, solve  # noqa: E402
 
 
@@ -47,6 +49,18 @@ def parse_deals(text: str) -> list[int]:
     if any(deal < 0 or deal >= 2**64 for deal in deals):
         raise ValueError(f"bad --deals {text!r}: deal numbers are integers with 0 <= deal < 2**64")
     return deals
+
+
+def table_mb(text: str) -> float:
+    """An argparse type: a table size in MB, at least 1 (the solver refuses tables under 0.125 MB,
+    and its helper searches join only with 1 MB or more)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 1 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a number of MB >= 1, got {text!r}")
+    return value
 
 
 def winnability_lines(statuses: list[str]) -> list[str]:
@@ -75,13 +89,11 @@ def _solve_one(job: tuple) -> tuple:
             result.nodes, f"{result.seconds:.4f}", result.stopped_by or "")
 
 
-def sweep(deals, rules, args) -> None:
+def sweep(deals, rules, args, path: Path) -> None:
     from tqdm import tqdm
 
     jobs = [(deal, rules, args.time_limit, args.node_limit, args.memory_mb, not args.positions, args.threads)
             for deal in deals]
-    path = Path(args.csv or f"solve_draw{rules.draw_count}.csv")
-    path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     rows = []
     with path.open("w", newline="") as handle:
@@ -112,7 +124,11 @@ def merge(paths: list[str], out: str | None = None) -> None:
     source: dict[int, str] = {}
     unknown = SolveStatus.UNKNOWN.value
     for path in paths:
-        for deal, row in read_verdict_rows(path).items():
+        try:
+            verdicts = read_verdict_rows(path)
+        except UnicodeDecodeError:
+            raise ValueError(f"bad sweep CSV {path}: not a text file (expected a CSV of scripts/solve.py --csv)") from None
+        for deal, row in verdicts.items():
             earlier = rows.get(deal)
             if earlier is not None and earlier["status"] != unknown:
                 if row["status"] not in (unknown, earlier["status"]):
@@ -157,10 +173,13 @@ def main(argv=None) -> int:
                             "with --csv, write the merged rows there")
     parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
     parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default unlimited)")
-    parser.add_argument("--workers", type=int, default=1, help="processes for a sweep (default 1)")
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds per deal (default none)")
-    parser.add_argument("--node-limit", type=int, default=None, help="positions per deal (default none)")
-    parser.add_argument("--memory-mb", type=float, default=512, help="transposition table per worker (default 512)")
+    # bad limits stop here, before the CSV is touched or a pool worker fails in its initializer
+    # (the pool would respawn it forever)
+    parser.add_argument("--workers", type=positive_int, default=1, help="processes for a sweep (default 1)")
+    parser.add_argument("--time-limit", type=positive_float, default=None, help="seconds per deal (default none)")
+    parser.add_argument("--node-limit", type=positive_int, default=None, help="positions per deal (default none)")
+    parser.add_argument("--memory-mb", type=table_mb, default=512,
+                        help="transposition table per worker, at least 1 (default 512)")
     parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv), or --merge's output")
     parser.add_argument("--positions", action="store_true",
                         help="search positions, not classes of positions (solve's by_class=False, as before session 17)")
@@ -170,14 +189,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes)
-        if args.workers < 1:
-            raise ValueError(f"bad --workers {args.workers}: expected a positive integer")
-        if args.merge:
-            merge(args.merge, args.csv)
-        elif args.deal is not None:
+        # the output path is checked (not yet written) before the work that fills it
+        if args.deal is not None:
             show_one(args.deal, rules, args)
+        elif args.merge:
+            merge(args.merge, args.csv and prepare_output_file(args.csv, "--csv"))
         else:
-            sweep(parse_deals(args.deals), rules, args)
+            deals = parse_deals(args.deals)
+            sweep(deals, rules, args, prepare_output_file(args.csv or f"solve_draw{rules.draw_count}.csv", "--csv"))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -95,6 +96,9 @@ def test_determinized_is_reproducible_for_a_seed():
         ("determinized:tiebreak=best", "bad value 'best' for option 'tiebreak' of agent 'determinized': allowed values are solver, greedy"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
+        ("determinized:samples=-1", "bad value '-1' for option 'samples' of agent 'determinized': must be >= 1"),
+        ("determinized:nodes=-1", "bad value '-1' for option 'nodes' of agent 'determinized': must be >= 0"),
+        ("oracle:budget=nan", "bad value 'nan' for option 'budget' of agent 'oracle': must be >= 0"),
         ("determinized:samples", "expected key=value"),
         ("policy", "needs path=MODEL.zip"),
         ("policy:path=no/such/model.zip", "model file 'no/such/model.zip' not found"),
@@ -145,6 +149,34 @@ def test_policy_agent_refuses_full_observations(tiny_model, tmp_path):
     (tmp_path / "config.yaml").write_text("env:\n  observation: full\n")
     with pytest.raises(AgentOptionError, match="hidden cards"):
         make_agent(f"policy:path={tmp_path / 'model.zip'}")
+
+
+def test_policy_agent_names_the_observation_size_a_model_expects(tiny_model, tmp_path):
+    bare = tmp_path / "model.zip"  # the model without its run's config.yaml
+    bare.write_bytes((tiny_model / "model.zip").read_bytes())
+    expects = re.escape("expects 485 observation values (observation mode 'visible'), but ")
+    missing = "no config.yaml was found beside it, and the default mode 'information' gives 745: "
+    with pytest.raises(AgentOptionError, match=expects + missing +
+                       "put the model's own run config.yaml beside it or pass observation=visible$"):
+        make_agent(f"policy:path={bare}")
+    with pytest.raises(AgentOptionError, match=expects + "the given observation mode 'information' gives 745: "
+                       "pass observation=visible$"):
+        make_agent(f"policy:path={tiny_model / 'model.zip'},observation=information")
+    assert make_agent(f"policy:path={bare},observation=visible").mode == "visible"
+    from agents.training.evaluation import evaluate_policy_file
+
+    with pytest.raises(AgentOptionError, match=expects + missing + "put the model's own run config.yaml beside it$"):
+        evaluate_policy_file(bare, "1-1", out_dir=tmp_path / "results")
+
+
+def test_batched_evaluation_checks_its_out_folder_before_playing(tiny_model, tmp_path, monkeypatch):
+    import agents.training.evaluation as batched
+
+    monkeypatch.setattr(batched, "evaluate_model", lambda *a, **k: pytest.fail("games were played"))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ValueError, match="bad --out .*: cannot create "):
+        batched.evaluate_policy_file(tiny_model / "model.zip", "1-1", out_dir=blocker / "results")
 
 
 @pytest.mark.parametrize("max_passes,scouts", [(None, True), (3, False)])

@@ -43,7 +43,7 @@ def test_output_file_is_checked_without_touching_it(tmp_path):
         prepare_output_file(tmp_path, "--csv")
     blocker = tmp_path / "file"
     blocker.write_text("")
-    with pytest.raises(ValueError, match="bad --out .*: cannot create that folder"):
+    with pytest.raises(ValueError, match="bad --out .*: cannot create the folder"):
         prepare_output_dir(blocker / "sub", "--out")
 
 

@@ -78,6 +78,32 @@ def test_script_refuses_evaluation_deals_and_writes_a_file(tmp_path, capsys):
     assert out.is_file() and "2 games" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--workers", "0"], "argument --workers: expected an integer >= 1, got 0"),
+    (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
+])
+def test_script_refuses_bad_numbers_naming_the_flag(args, message, tmp_path, capsys):
+    from conftest import load_script
+
+    with pytest.raises(SystemExit) as stop:
+        load_script("dagger").main(["--learner", "random", "--teacher", "greedy", "--deals", "30001-30002",
+                                    "--out", str(tmp_path / "x.csv"), *args])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_script_checks_its_out_file_before_labelling(tmp_path, capsys, monkeypatch):
+    from conftest import load_script
+
+    script = load_script("dagger")
+    monkeypatch.setattr(script, "label_deals", lambda *a, **k: pytest.fail("games were played"))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert script.main(["--learner", "random", "--teacher", "greedy", "--deals", "30001-30002",
+                        "--out", str(blocker / "x.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: bad --out") and err.count("\n") == 1
+
+
 def test_cloning_fits_the_labels_not_the_moves_played(tmp_path):
     pytest.importorskip("sb3_contrib")
     from agents.training.config import load_config

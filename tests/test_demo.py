@@ -25,8 +25,21 @@ def test_demo_plays_a_deal_to_its_end():
     (["--draw", "2"], "draw_count=2: allowed values are 1 and 3"),
     (["--deal", "-1"], "bad deal number -1"),
     (["--deck", "AS KS"], "bad deck: it has 2 cards"),
+    (["--deck", ""], "bad deck: it has 0 cards"),
+    # argparse's own errors: its usage, then the error line
+    (["--every", "0"], "argument --every: expected an integer >= 1, got 0"),
+    (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
+    (["--max-moves", "-1"], "argument --max-moves: expected an integer >= 1, got -1"),
 ])
 def test_demo_bad_input_is_one_line(args, message):
     result = run_demo(*args)
-    assert result.returncode == 2
-    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.returncode == 2 and not result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert message in lines[-1] and "Traceback" not in result.stderr
+    assert message.startswith("argument") or len(lines) == 1
+
+
+def test_demo_hands_the_oracle_the_true_game_as_the_harness_does():
+    result = run_demo("--deal", "3", "--agent", "oracle:nodes=100000", "--every", "1000")
+    assert result.returncode == 0, result.stderr
+    assert "Final board (won after" in result.stdout

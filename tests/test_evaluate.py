@@ -85,12 +85,14 @@ def test_seed_sets_by_name_range_and_file(tmp_path):
         ("bad.txt", "1\nseven\n", "line 2 is 'seven'"),
         ("big.txt", "18446744073709551616\n", "line 1"),
         ("empty.txt", "# nothing\n", "lists no deal numbers"),
+        ("model.zip", b"PK\x03\x04\xa3\xff", r"model.zip' is not a text file: expected a seed file"),
     ],
 )
 def test_bad_seed_sets_are_one_line_errors(tmp_path, spec, content, message):
     if content is not None:
-        (tmp_path / spec).write_text(content)
-        spec = str(tmp_path / spec)
+        path = tmp_path / spec
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+        spec = str(path)
     with pytest.raises(SeedSetError, match=message) as error:
         load_seed_set(spec)
     assert "\n" not in str(error.value)
@@ -146,7 +148,7 @@ def test_evaluate_script_writes_csv_and_json(tmp_path):
 
 
 def test_read_games_rejects_other_files(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no results CSV"):
+    with pytest.raises(ValueError, match="not found: expected a results CSV"):
         read_games(tmp_path / "missing.csv")
     other = tmp_path / "other.csv"
     other.write_text("deal,won\n1,0\n")
@@ -162,13 +164,34 @@ def test_read_games_rejects_other_files(tmp_path):
         (["--agent", "policy:path=missing.zip"], "model file 'missing.zip' not found"),
         (["--agent", "greedy", "--seeds", "no-such-set"], "unknown seed set"),
         (["--agent", "greedy", "--draw", "2"], "draw_count=2"),
-        (["--agent", "greedy", "--workers", "0"], "bad workers"),
+        (["--agent", "determinized:samples=-1"], "bad value '-1' for option 'samples' of agent 'determinized': must be >= 1"),
+        (["--agent", "greedy", "--seeds", "models/ppo_draw3_actions_bc/model.zip"], "is not a text file: expected a seed file"),
     ],
 )
 def test_evaluate_script_bad_input_is_one_line(args, message, tmp_path):
     result = _run("evaluate.py", *args, "--out", str(tmp_path), "--quiet")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [["--workers", "0"], ["--seed", "-1"], ["--max-moves", "0"]])
+def test_evaluate_script_bad_numbers_name_their_flag(args):
+    result = _run("evaluate.py", "--agent", "greedy", *args)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"error: argument {args[0]}: expected an integer >= " in result.stderr.strip().splitlines()[-1]
+
+
+def test_an_unwritable_out_folder_is_refused_before_any_game(tmp_path, monkeypatch):
+    import agents.evaluation
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("games were played before the output folder was checked")
+
+    monkeypatch.setattr(agents.evaluation, "play_deals", no_games)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ValueError, match="bad --out .*: cannot create "):
+        agents.evaluation.evaluate("greedy", "1-2", out_dir=blocker / "results", progress=False)
 
 
 def test_compare_script_table_and_chart(tmp_path):
@@ -187,6 +210,13 @@ def test_compare_script_table_and_chart(tmp_path):
     assert chart.is_file() and chart.read_bytes()[:4] == b"\x89PNG"
     bad = _run("compare.py", str(tmp_path / "missing.json"))
     assert bad.returncode == 2 and "missing.json" in bad.stderr and "Traceback" not in bad.stderr
+    # the chart's path is checked before anything is plotted
+    summaries = sorted(str(p) for p in tmp_path.glob("*.json"))
+    for plot, message in ((tmp_path / "chart.txt", "chart.txt': the file name must end in a format matplotlib writes ("),
+                          (chart / "c.png", "c.png': cannot create ")):
+        bad = _run("compare.py", *summaries, "--plot", str(plot))
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and message in bad.stderr and "png" in bad.stderr
+        assert not bad.stdout and not plot.exists()
 
 
 @pytest.mark.parametrize(

@@ -103,3 +103,14 @@ def test_the_script_reports_bad_input_in_one_line(argv, message, capsys):
     assert script.main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
+    (["--illegal-at", "0"], "argument --illegal-at: expected an integer >= 1, got 0"),
+    (["--illegal-at", "7"], "argument --illegal-at: 7 is never played: give a step from 1 to --steps (6)"),
+])
+def test_the_script_refuses_random_play_settings_it_would_ignore(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        _script().main(["--deal", "11", "--play", "random", "--steps", "6", *argv])
+    assert stop.value.code == 2 and message in capsys.readouterr().err

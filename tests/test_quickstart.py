@@ -7,6 +7,8 @@ import runpy
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -30,14 +32,42 @@ def test_quickstart_trains_evaluates_and_compares(tmp_path, monkeypatch, capsys)
     assert sum(line.count("| 1-2 |") for line in paired.splitlines()) == 3
 
 
-def test_quickstart_bad_config_is_one_line(tmp_path, capsys):
+def quickstart_main():
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
         from quickstart import main
     finally:
         sys.path.pop(0)
+    return main
+
+
+def test_quickstart_bad_config_is_one_line(tmp_path, capsys):
+    main = quickstart_main()
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ntrain: {total_timestep: 10}\n")
     assert main(["--config", str(bad), "--runs-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("quickstart.py: error:") and "total_timestep" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seeds", "abc"], "unknown seed set 'abc'"),
+    (["--config", str(ROOT / "models/ppo_draw3_actions_bc/model.zip")], "model.zip' is not a text file"),
+    (["--runs-dir", "FILE/runs"], "bad --runs-dir"),
+])
+def test_quickstart_checks_its_input_before_training(args, message, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    runs = tmp_path / "runs"
+    argv = ["--config", str(ROOT / "configs/tiny.yaml"), "--runs-dir", str(runs)]
+    assert quickstart_main()(argv + [arg.replace("FILE", str(blocker)) for arg in args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("quickstart.py: error:") and message in err and "\n" not in err
+    assert not runs.exists()  # no run folder: nothing was trained
+
+
+def test_quickstart_refuses_zero_workers_before_training(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        quickstart_main()(["--config", str(ROOT / "configs/tiny.yaml"), "--workers", "0", "--runs-dir", str(tmp_path / "runs")])
+    assert stop.value.code == 2 and "argument --workers: expected an integer >= 1, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()

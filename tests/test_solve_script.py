@@ -84,3 +84,54 @@ def test_merge_refuses_files_that_decide_a_deal_differently(tmp_path, capsys):
     second.write_text(f"{FIELDS}\n1,UNSOLVABLE,,7,0.0,\n")
     assert _script().main(["--merge", str(first), str(second)]) == 2
     assert capsys.readouterr().err.strip() == f"error: deal 1 is SOLVED in {first} but UNSOLVABLE in {second}"
+
+
+def _error_line(argv, capsys) -> str:
+    """The error line of a refused command line (argparse's own after its usage line, or main's)
+    from its "error: ", once the exit status is checked to be 2."""
+    try:
+        status = _script().main(argv)
+    except SystemExit as exit:
+        status = exit.code
+    assert status == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    return line[line.index("error: "):]  # argparse starts with the program's name, not solve.py here
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--time-limit", "-1"], "argument --time-limit: expected a number > 0, got -1"),
+    (["--node-limit", "0"], "argument --node-limit: expected an integer >= 1, got 0"),
+    (["--memory-mb", "0.5"], "argument --memory-mb: expected a number of MB >= 1, got '0.5'"),
+    (["--workers", "0"], "argument --workers: expected an integer >= 1, got 0"),
+])
+def test_bad_limits_leave_an_existing_csv_as_it_was(argv, message, tmp_path, capsys):
+    existing = tmp_path / "existing.csv"
+    existing.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\n")
+    assert _error_line(["--deals", "1-2", "--csv", str(existing), *argv], capsys) == f"error: {message}"
+    assert existing.read_text() == f"{FIELDS}\n1,SOLVED,90,10,0.1,\n"
+
+
+@pytest.mark.parametrize("limit", [["--memory-mb", "0"], ["--node-limit", "-5"]])
+def test_a_bad_limit_stops_a_sweep_before_its_pool(limit, tmp_path):
+    # a limit that failed in the pool's initializer had the pool respawn workers forever
+    run = subprocess.run([sys.executable, str(ROOT / "scripts/solve.py"), "--deals", "1-2", "--workers", "2",
+                          "--csv", str(tmp_path / "out.csv"), *limit], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith(f"solve.py: error: argument {limit[0]}: expected ")
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_one_deal_with_a_bad_node_limit_says_what_is_allowed(capsys):
+    assert _error_line(["--deal", "1", "--node-limit", "-5"], capsys) == (
+        "error: argument --node-limit: expected an integer >= 1, got -5")
+
+
+def test_an_unwritable_csv_or_a_binary_merge_input_is_one_line(tmp_path, capsys):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    line = _error_line(["--deals", "1-2", "--csv", str(not_a_folder / "x.csv")], capsys)
+    assert line.startswith(f"error: bad --csv '{not_a_folder / 'x.csv'}': cannot create the folder '{not_a_folder}'")
+    binary = tmp_path / "model.zip"
+    binary.write_bytes(b"PK\x03\x04\xa3\xff\x00")
+    assert _error_line(["--merge", str(binary)], capsys) == (
+        f"error: bad sweep CSV {binary}: not a text file (expected a CSV of scripts/solve.py --csv)")

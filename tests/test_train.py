@@ -248,11 +248,35 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
         ("train.losing_move_nodes=0", r"train\.losing_move_nodes must be at least 1, got 0"),
         ("name=a/b", r"name must be a non-empty string without '/'"),
         ("algo=3", r"'algo' must be a mapping"),
+        ("train.total_timesteps=2.5", r"^train\.total_timesteps must be int \(like 1000000\), got 2\.5$"),
+        # numbers of the right type that crash mid-run or mean nothing
+        ("algo.n_steps=0", r"^bad algo\.n_steps 0: expected an integer >= 1$"),
+        ("algo.batch_size=-1", r"^bad algo\.batch_size -1: expected an integer >= 2$"),
+        ("algo.n_epochs=0", r"^bad algo\.n_epochs 0: expected an integer >= 1$"),
+        ("algo.gamma=2", r"^bad algo\.gamma 2: expected a number in \[0, 1\]$"),
+        ("algo.gae_lambda=-0.1", r"^bad algo\.gae_lambda -0\.1: expected a number in \[0, 1\]$"),
+        ("algo.gamma=.nan", r"^bad algo\.gamma nan: expected a number in \[0, 1\]$"),
+        ("algo.target_kl=abc", r"^bad algo\.target_kl 'abc': expected a number > 0$"),
+        ("algo.learning_rate=0", r"^bad algo\.learning_rate 0: expected a number > 0$"),
+        ("algo.learning_rate=lin_-1", r"^bad algo\.learning_rate 'lin_-1': expected a number > 0$"),
+        ("algo.clip_range=0", r"^bad algo\.clip_range 0: expected a number > 0$"),
+        ("algo.clip_range_vf=-1", r"^bad algo\.clip_range_vf -1: expected a number > 0$"),
+        ("algo.ent_coef=-0.01", r"^bad algo\.ent_coef -0\.01: expected a number >= 0$"),
+        ("train.seed=-1", r"^bad train\.seed -1: expected an integer in \[0, 4294967295\]$"),
+        ("train.device=gpu", r"^bad train\.device 'gpu': expected auto, cpu, cuda, cuda:<index> or mps$"),
     ],
 )
 def test_bad_configs_name_what_is_wrong(override, message):
     with pytest.raises(ConfigError, match=message):
         tiny_config(*override) if isinstance(override, tuple) else tiny_config(override)
+
+
+def test_whole_floats_stand_for_ints():
+    """YAML reads 2e7 as a float; where an int goes, a whole one is that int."""
+    config = tiny_config("train.total_timesteps=2e7", "algo.n_steps=1.6e1", "policy.action_hidden=8.0")
+    assert config["train"]["total_timesteps"] == 20_000_000 and type(config["train"]["total_timesteps"]) is int
+    assert type(config["algo"]["n_steps"]) is int and type(config["policy"]["action_hidden"]) is int
+    assert tiny_config("algo.target_kl=null", "algo.ent_coef=0")["algo"]["target_kl"] is None  # edges allowed
 
 
 def test_overrides_are_yaml_values():
@@ -279,14 +303,18 @@ def test_linear_schedule_decays_to_zero():
 
 
 def test_bad_config_files(tmp_path):
-    with pytest.raises(ConfigError, match="does not exist"):
+    with pytest.raises(ConfigError, match="missing.yaml' not found: expected a YAML training config$"):
         load_config(tmp_path / "missing.yaml")
     bad = tmp_path / "bad.yaml"
-    bad.write_text("algo: [1, 2\n")
-    with pytest.raises(ConfigError, match="not valid YAML"):
+    bad.write_text("name: x\nalgo: [1, 2\n")
+    with pytest.raises(ConfigError, match=r"^config file \S*bad\.yaml, line 3, column 1: not valid YAML \(expected "
+                                          r"',' or '\]', but got '<stream end>'\); expected a YAML training config$"):
         load_config(bad)
     bad.write_text("- 1\n- 2\n")
-    with pytest.raises(ConfigError, match="must hold a mapping"):
+    with pytest.raises(ConfigError, match="mapping of name, env, .* got list; expected a YAML training config$"):
+        load_config(bad)
+    bad.write_bytes(b"PK\x03\x04\xa3\x00")  # a model .zip given as the config
+    with pytest.raises(ConfigError, match="bad.yaml' is not a text file: expected a YAML training config$"):
         load_config(bad)
     with pytest.raises(ConfigError, match="not a run folder"):
         train(tiny_config(), resume=tmp_path, verbose=0)
@@ -305,22 +333,65 @@ def test_shipped_configs_are_valid():
             assert expand_paths([str(ROOT / pattern)]), (path.name, pattern)
 
 
+def run_train_script_expecting_an_error(runs_dir: Path, *args: str) -> str:
+    """scripts/train.py's one-line error for ``args``; no run folder was made."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "train.py"), "--runs-dir", str(runs_dir), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr  # no traceback, no YAML dump
+    assert result.stderr.startswith("train.py: error: ")
+    assert not runs_dir.exists() or not any(runs_dir.iterdir())  # no run folder for a config that failed
+    return result.stderr
+
+
 @pytest.mark.parametrize("override, message", [
     ("algo.n_step=64", "unknown key algo.n_step"),
     ("pretrain.demonstrations=[no/such/games.csv]", "pretrain.demonstrations: no results CSV at no/such/games.csv"),
+    ("algo.gamma=2", "bad algo.gamma 2: expected a number in [0, 1]"),
+    ("train.device=gpu", "bad train.device 'gpu': expected auto, cpu, cuda"),
+    ("train.eval_seeds=abc", "train.eval_seeds: unknown seed set 'abc'"),
+    ("train.init_model=/nope.zip", "train.init_model: model file '/nope.zip' not found"),
 ])
 def test_train_script_reports_a_bad_override_in_one_line(tmp_path, override, message):
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "train.py"), "--config", str(TINY), "--runs-dir", str(tmp_path),
-         "--override", override],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [
-        result.stderr.strip().splitlines()[0]
-    ] and message in result.stderr
-    assert "Traceback" not in result.stderr
-    assert not any(tmp_path.iterdir())  # no run folder for a config that failed
+    assert message in run_train_script_expecting_an_error(tmp_path, "--config", str(TINY), "--override", override)
+
+
+@pytest.mark.parametrize("name, content", [
+    ("model.zip", b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xa3\x94"),  # a model given as the config
+    ("README.md", b"# Klondike\n\nA suite: draw-3\nsolitaire, for RL\n- and a list\n"),
+])
+def test_train_script_reports_a_file_that_is_no_yaml_config_in_one_line(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    error = run_train_script_expecting_an_error(tmp_path / "runs", "--config", str(path))
+    assert name in error and error.rstrip().endswith("expected a YAML training config")
+
+
+@pytest.mark.parametrize("override, message", [
+    ("train.eval_seeds=abc", r"train\.eval_seeds: unknown seed set 'abc'"),
+    ("train.init_model=nowhere/model.zip", r"train\.init_model: model file 'nowhere/model\.zip' not found"),
+    ("train.device=cuda", r"^bad train\.device 'cuda': this machine has no cuda device; use cpu or auto$"),
+])
+def test_what_the_config_names_is_checked_before_the_run_folder_is_made(tmp_path, monkeypatch, override, message):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # the same on a machine with a GPU
+    with pytest.raises(ConfigError, match=message):
+        train(tiny_config(override), runs_root=tmp_path, verbose=0)
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_cuda_index_this_machine_lacks_is_refused(tmp_path, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    message = r"^bad train\.device 'cuda:3': this machine has 1 cuda device\(s\), cuda:0 to cuda:0$"
+    with pytest.raises(ConfigError, match=message):
+        train(tiny_config("train.device=cuda:3"), runs_root=tmp_path, verbose=0)
+    assert not any(tmp_path.iterdir())
 
 
 # --- networks ---------------------------------------------------------------------------
@@ -541,11 +612,6 @@ def test_env_threads_step_the_training_env():
     assert env.venv.venv.batch.num_threads == 2  # VecMonitor(InstrumentedVecEnv(KlondikeVecEnv))
     with pytest.raises(ConfigError, match=r"train\.env_threads: bad num_threads 100000"):
         make_train_env(tiny_config("train.env_threads=100000"))
-
-
-def test_init_model_errors_name_the_key(tmp_path):
-    with pytest.raises(ConfigError, match="train.init_model: model file .* not found"):
-        train(tiny_config("train.init_model=nowhere/model.zip"), runs_root=tmp_path, verbose=0)
 
 
 def test_no_repeat_policy_agent_plays_legal_moves(tiny_run):

@@ -14,8 +14,10 @@ holds the resolved form, every value spelled out):
 * ``pretrain`` -- optional behaviour cloning of recorded games before PPO
   (:mod:`agents.training.pretrain`; see :data:`PRETRAIN_DEFAULTS`).
 
-Unknown or mistyped keys, and values of the wrong type, raise :class:`ConfigError`
-naming the key and what is allowed.
+Unknown or mistyped keys, and values of the wrong type or out of range, raise
+:class:`ConfigError` naming the key and what is allowed. What a config names outside itself
+(the device's presence, seed files, model files) is checked when a run starts
+(:func:`agents.training.run.check_run_inputs`), before its folder is made.
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from __future__ import annotations
 import copy
 import difflib
 import inspect
+import math
 import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from klondike_env.cli import read_text
 from klondike_env.observation import ACTIONS_SUFFIX, FULL_SUFFIX
 
 SECTIONS = ("name", "env", "algo", "policy", "train", "pretrain")
@@ -129,6 +133,26 @@ _ALGO_RESERVED = {
     "self", "policy", "env", "seed", "device", "tensorboard_log", "policy_kwargs",
     "verbose", "_init_setup_model", "rollout_buffer_class", "rollout_buffer_kwargs",
 }
+# Ranges of the MaskablePPO numbers a config sets: (low, high, low_open). SB3 checks few of
+# them (batch_size > 1, clip_range_vf > 0); the rest fail mid-run (n_steps 0) or silently
+# make no sense (gamma 2). ent_coef may be 0 (no bonus); a negative coefficient is a typo.
+_ALGO_RANGES: dict[str, tuple[float, float, bool]] = {
+    "learning_rate": (0, math.inf, True),
+    "n_steps": (1, math.inf, False),
+    "batch_size": (2, math.inf, False),  # advantage normalisation needs 2 samples (SB3 asserts it)
+    "n_epochs": (1, math.inf, False),
+    "gamma": (0, 1, False),
+    "gae_lambda": (0, 1, False),
+    "clip_range": (0, math.inf, True),
+    "clip_range_vf": (0, math.inf, True),
+    "ent_coef": (0, math.inf, False),
+    "vf_coef": (0, math.inf, False),
+    "max_grad_norm": (0, math.inf, True),
+    "target_kl": (0, math.inf, True),
+    "stats_window_size": (1, math.inf, False),
+}
+_SEED_MAX = 2**32 - 1  # numpy's seed range, which SB3's set_random_seed enforces
+_DEVICES = ("cpu", "cuda", "mps")  # torch device types SB3 trains on
 _ACTIVATIONS = ("relu", "tanh", "elu", "gelu", "leaky_relu")
 _EXTRACTORS = ("mlp", "cards")
 _ACTION_SCORERS = ("linear", "shared")
@@ -225,13 +249,16 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _check_type(path: str, value: Any, default: Any) -> None:
-    """Reject a value whose type cannot stand where the default stands."""
+def _check_type(path: str, value: Any, default: Any) -> Any:
+    """``value``, or an error if its type cannot stand where the default stands. A whole float
+    stands for an int (YAML reads ``2e7`` as a float) and comes back as that int."""
     if default is None or default is inspect.Parameter.empty or value is None:
-        return
+        return value
     if isinstance(default, bool):
         ok = isinstance(value, bool)
     elif isinstance(default, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif isinstance(default, float):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -241,18 +268,45 @@ def _check_type(path: str, value: Any, default: Any) -> None:
         raise ConfigError(
             f"{path} must be {_type_name(default)} (like {default!r}), got {value!r}"
         )
+    return value
 
 
-def _check_schedule(path: str, value: Any) -> None:
-    if isinstance(value, str):
-        if not value.startswith("lin_"):
-            raise ConfigError(f"{path} must be a number or 'lin_<number>', got {value!r}")
+def _schedule_start(path: str, value: Any) -> float:
+    """The number of a schedule: ``value`` itself or the ``v`` of ``"lin_<v>"``."""
+    if isinstance(value, str) and value.startswith("lin_"):
         try:
-            float(value[4:])
+            return float(value[4:])
         except ValueError:
-            raise ConfigError(f"{path} must be a number or 'lin_<number>', got {value!r}") from None
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{path} must be a number or 'lin_<number>', got {value!r}")
+            pass
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    raise ConfigError(f"{path} must be a number or 'lin_<number>', got {value!r}")
+
+
+def _check_range(path: str, value: Any, low: float, high: float = math.inf, low_open: bool = False, *,
+                 integer: bool = False, shown: Any = None) -> None:
+    """One line naming ``path`` and the allowed range unless ``value`` is a number in it (nan is not)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and math.isfinite(value) and (value > low if low_open else value >= low) and value <= high:
+        return
+    if high == math.inf:
+        allowed = f"{'>' if low_open else '>='} {low}"
+    else:
+        allowed = f"in {'(' if low_open else '['}{low}, {high}]"
+    kind = "an integer" if integer else "a number"
+    raise ConfigError(f"bad {path} {value if shown is None else shown!r}: expected {kind} {allowed}")
+
+
+def _check_device(device: Any) -> None:
+    """The device string must parse; whether this machine has it is checked when a run starts."""
+    import torch
+
+    try:
+        ok = device == "auto" or torch.device(device).type in _DEVICES
+    except (RuntimeError, TypeError):
+        ok = False
+    if not ok:
+        raise ConfigError(f"bad train.device {device!r}: expected auto, cpu, cuda, cuda:<index> or mps")
 
 
 def validate(config: dict[str, Any]) -> dict[str, Any]:
@@ -270,17 +324,23 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
 
     algo_parameters = _algo_parameters()
     _check_keys("algo", config["algo"], algo_parameters)
-    for key, value in config["algo"].items():
-        if key in ("learning_rate", "clip_range", "clip_range_vf") and value is not None:
-            _check_schedule(f"algo.{key}", value)
+    algo = config["algo"]
+    for key, value in algo.items():
+        path = f"algo.{key}"
+        if value is None and algo_parameters[key] is None:  # an optional feature left off
+            continue
+        if key in ("learning_rate", "clip_range", "clip_range_vf"):
+            number = _schedule_start(path, value)
         else:
-            _check_type(f"algo.{key}", value, algo_parameters[key])
+            number = algo[key] = _check_type(path, value, algo_parameters[key])
+        if key in _ALGO_RANGES:
+            _check_range(path, number, *_ALGO_RANGES[key], integer=type(algo_parameters[key]) is int, shown=value)
 
     policy = config["policy"]
     _check_keys("policy", policy, POLICY_DEFAULTS)
     for key, value in policy.items():
         if key != "net_arch":
-            _check_type(f"policy.{key}", value, POLICY_DEFAULTS[key])
+            policy[key] = _check_type(f"policy.{key}", value, POLICY_DEFAULTS[key])
     for key, allowed in (("activation_fn", _ACTIVATIONS), ("features_extractor", _EXTRACTORS),
                          ("action_scorer", _ACTION_SCORERS)):
         if policy[key] not in allowed:
@@ -305,13 +365,15 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     train = config["train"]
     _check_keys("train", train, TRAIN_DEFAULTS)
     for key, value in train.items():
-        _check_type(f"train.{key}", value, TRAIN_DEFAULTS[key])
+        train[key] = _check_type(f"train.{key}", value, TRAIN_DEFAULTS[key])
     clone_only = train["total_timesteps"] == 0 and bool(config["pretrain"]["demonstrations"])
     for key in ("total_timesteps", "n_envs", "torch_threads", "env_threads", "log_interval", "checkpoint_freq",
                 "losing_move_nodes"):
         if train[key] < 1 and not (key == "total_timesteps" and clone_only):
             hint = " (0 only with pretrain.demonstrations: clone, then stop)" if key == "total_timesteps" else ""
             raise ConfigError(f"train.{key} must be at least 1{hint}, got {train[key]}")
+    _check_range("train.seed", train["seed"], 0, _SEED_MAX, integer=True)
+    _check_device(train["device"])
     if train["init_model_part"] not in INIT_MODEL_PARTS:
         raise ConfigError(f"train.init_model_part must be one of {', '.join(INIT_MODEL_PARTS)}, "
                           f"got {train['init_model_part']!r}")
@@ -335,7 +397,7 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     pretrain = config["pretrain"]
     _check_keys("pretrain", pretrain, PRETRAIN_DEFAULTS)
     for key, value in pretrain.items():
-        _check_type(f"pretrain.{key}", value, PRETRAIN_DEFAULTS[key])
+        pretrain[key] = _check_type(f"pretrain.{key}", value, PRETRAIN_DEFAULTS[key])
     if not all(isinstance(path, str) and path for path in pretrain["demonstrations"]):
         raise ConfigError(f"pretrain.demonstrations must be a list of CSV paths, got {pretrain['demonstrations']!r}")
     for key in ("epochs", "batch_size"):
@@ -408,17 +470,27 @@ def apply_overrides(config: dict[str, Any], overrides: list[str]) -> dict[str, A
     return config
 
 
+_CONFIG_FILE = "a YAML training config"
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist")
     try:
-        data = yaml_load(path.read_text())
+        text = read_text(path, _CONFIG_FILE)
+    except ValueError as error:  # missing, or not text (a model .zip passed by mistake)
+        raise ConfigError(str(error)) from None
+    try:
+        data = yaml_load(text)
     except yaml.YAMLError as error:
-        raise ConfigError(f"config file {path} is not valid YAML: {error}") from None
+        # PyYAML's message spans lines (context, snippet); keep the problem and its place
+        mark = getattr(error, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"config file {path}{where}: not valid YAML ({problem}); expected {_CONFIG_FILE}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"config file {path} must hold a mapping, got {_type_name(data)}")
+        raise ConfigError(f"config file {path} must hold a mapping of {', '.join(SECTIONS)}, "
+                          f"got {_type_name(data)}; expected {_CONFIG_FILE}")
     return data
 
 

@@ -133,15 +133,13 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     from dataclasses import asdict
     from pathlib import Path
 
-    import torch
-    from sb3_contrib import MaskablePPO
-
     from agents.evaluation import (
         GameRecord, code_version, load_seed_set, result_stem, summarize as harness_summary, write_results,
     )
-    from agents.policy import read_run_settings
+    from agents.policy import check_observation_size, load_model, read_run_settings
     from agents.training.config import ConfigError
     from klondike_env import Rules
+    from klondike_env.cli import prepare_output_dir
     from klondike_env.observation import player_part, reveals_hidden_cards
 
     model_path = Path(model_path)
@@ -156,8 +154,9 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     seeds_name, deals = load_seed_set(seeds)
     env_kwargs = {**asdict(rules), "observation": settings.observation, "observation_dtype": settings.observation_dtype,
                   "max_episode_steps": max_moves, "no_progress_steps": None}
-    torch.set_num_threads(1)
-    model = MaskablePPO.load(model_path, device="cpu")
+    model = load_model("MaskablePPO", model_path)
+    check_observation_size(model, model_path, settings.observation, settings, given=False, option=None)
+    prepare_output_dir(out_dir, "--out")  # before playing: a bad folder must not cost the games
     version = code_version()
     started, cpu_started = time.perf_counter(), time.process_time()
     result = evaluate_model(model, deals, env_kwargs, deterministic=deterministic, seed=seed, no_repeat=no_repeat)

@@ -29,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from agents.evaluation import load_seed_set, parse_moves, read_game_rows
+from agents.evaluation import game_of_row, load_seed_set, parse_moves, read_game_rows
 from agents.training.dagger import NO_LABEL
 
 # Seed sets whose deals may not be used for training.
@@ -58,8 +58,8 @@ def read_labelled_games(path) -> list[tuple[int, list[int], list[int]]]:
     """``(deal, actions, labels)`` of every game in a results CSV: the ``labels`` column of a DAgger
     file (:mod:`agents.training.dagger`), else the moves played (the player is the demonstrator)."""
     games = []
-    for row in read_game_rows(path):
-        deal, actions = int(row["deal"]), parse_moves(row["actions"])
+    for index, row in enumerate(read_game_rows(path)):
+        deal, actions = game_of_row(row, path, index)
         labels = parse_moves(row["labels"]) if "labels" in row else actions
         if len(labels) != len(actions):
             raise ValueError(f"{path}, deal {deal}: {len(labels)} labels for {len(actions)} actions (one per move)")

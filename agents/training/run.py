@@ -105,12 +105,43 @@ def _validation_deals(config: dict[str, Any], count: int) -> list[int]:
     return deals[:count]
 
 
+# torch device type -> whether this machine has one (SB3 would quietly train a missing cuda on cpu)
+_DEVICE_AVAILABLE = {"cpu": lambda: True, "cuda": lambda: torch.cuda.is_available(),
+                     "mps": lambda: torch.backends.mps.is_available()}
+
+
+def _check_device_present(device: str) -> None:
+    if device == "auto":  # SB3: cuda if there is one, else cpu
+        return
+    parsed = torch.device(device)  # the config checked that it parses
+    if not _DEVICE_AVAILABLE[parsed.type]():
+        raise ConfigError(f"bad train.device {device!r}: this machine has no {parsed.type} device; use cpu or auto")
+    if parsed.type == "cuda" and parsed.index is not None and parsed.index >= torch.cuda.device_count():
+        raise ConfigError(f"bad train.device {device!r}: this machine has {torch.cuda.device_count()} cuda device(s), "
+                          f"cuda:0 to cuda:{torch.cuda.device_count() - 1}")
+
+
+def check_run_inputs(config: dict[str, Any], resume: str | Path | None = None) -> None:
+    """What the config names outside itself: the device, the validation seed set, and for a new
+    run the initial model and the demonstrations. Checked before a run folder is made, so a typo
+    leaves no empty folder behind (and not in config.validate: they depend on this machine)."""
+    train_config = config["train"]
+    _check_device_present(train_config["device"])
+    _validation_deals(config, 0)
+    if resume is None:
+        init_model = train_config["init_model"]
+        if init_model and not Path(init_model).is_file():
+            raise ConfigError(f"train.init_model: model file {init_model!r} not found")
+        if config["pretrain"]["demonstrations"]:
+            from agents.training.pretrain import expand_paths
+
+            expand_paths(config["pretrain"]["demonstrations"])
+
+
 def _load_initial_weights(model, path: str, part: str = "all") -> None:
-    """Start ``model`` from the weights (and optimizer state) of the model file at ``path``;
-    with ``part="actor"`` only the actor's weights (``callbacks.ACTOR_PREFIXES``), the rest
-    and the optimizer state as this run made them."""
-    if not Path(path).is_file():
-        raise ConfigError(f"train.init_model: model file {path!r} not found")
+    """Start ``model`` from the weights (and optimizer state) of the model file at ``path``
+    (:func:`check_run_inputs` found it); with ``part="actor"`` only the actor's weights
+    (``callbacks.ACTOR_PREFIXES``), the rest and the optimizer state as this run made them."""
     try:
         if part == "all":
             model.set_parameters(path, exact_match=True, device=model.device)
@@ -195,13 +226,10 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
+    check_run_inputs(config, resume)
     _set_threads(config)
     train_config = config["train"]
     if resume is None:
-        if config["pretrain"]["demonstrations"]:
-            from agents.training.pretrain import expand_paths
-
-            expand_paths(config["pretrain"]["demonstrations"])  # a missing file stops the run before its folder exists
         run_dir = new_run_dir(config["name"], runs_root)
         save_config(config, run_dir / "config.yaml")
     else:
