@@ -318,9 +318,16 @@ def read_verdict_rows(path) -> dict[int, dict[str, str]]:
                 if row["status"] not in known:
                     raise ValueError(f"bad sweep CSV {path}: status {row['status']!r} for deal {row['deal']} "
                                      f"is not one of SOLVED, UNSOLVABLE, UNKNOWN")
-                rows[int(row["deal"])] = row
+                try:
+                    rows[int(row["deal"])] = row
+                except ValueError:
+                    raise ValueError(f"bad sweep CSV {path} line {reader.line_num}: deal {row['deal']!r} "
+                                     "is not a deal number") from None
     except OSError as error:
         raise ValueError(f"cannot read sweep CSV {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"bad sweep CSV {path}: not a text file (scripts/solve.py --csv writes "
+                         f"{','.join(VERDICT_FIELDS)})") from None
     return rows
 
 

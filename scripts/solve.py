@@ -124,11 +124,7 @@ def merge(paths: list[str], out: str | None = None) -> None:
     source: dict[int, str] = {}
     unknown = SolveStatus.UNKNOWN.value
     for path in paths:
-        try:
-            verdicts = read_verdict_rows(path)
-        except UnicodeDecodeError:
-            raise ValueError(f"bad sweep CSV {path}: not a text file (expected a CSV of scripts/solve.py --csv)") from None
-        for deal, row in verdicts.items():
+        for deal, row in read_verdict_rows(path).items():
             earlier = rows.get(deal)
             if earlier is not None and earlier["status"] != unknown:
                 if row["status"] not in (unknown, earlier["status"]):

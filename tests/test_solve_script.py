@@ -70,6 +70,13 @@ def test_merge_refuses_a_file_that_is_not_a_sweep(tmp_path, capsys):
         f"error: bad sweep CSV {bad}: it needs the columns deal and status (scripts/solve.py --csv writes {FIELDS})")
 
 
+def test_merge_names_the_line_of_a_bad_deal_cell(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\nseven,UNSOLVABLE,,5,0.0,\n")
+    assert _script().main(["--merge", str(bad)]) == 2
+    assert capsys.readouterr().err.strip() == f"error: bad sweep CSV {bad} line 3: deal 'seven' is not a deal number"
+
+
 def test_merge_keeps_a_verdict_that_a_later_file_left_unknown(tmp_path, capsys):
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
     first.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\n2,UNSOLVABLE,,5,0.0,\n")
@@ -134,4 +141,4 @@ def test_an_unwritable_csv_or_a_binary_merge_input_is_one_line(tmp_path, capsys)
     binary = tmp_path / "model.zip"
     binary.write_bytes(b"PK\x03\x04\xa3\xff\x00")
     assert _error_line(["--merge", str(binary)], capsys) == (
-        f"error: bad sweep CSV {binary}: not a text file (expected a CSV of scripts/solve.py --csv)")
+        f"error: bad sweep CSV {binary}: not a text file (scripts/solve.py --csv writes {FIELDS})")
