@@ -1,5 +1,9 @@
 """Klondike solitaire for reinforcement learning: exact draw-3 rules (SPEC.md), compiled with numba."""
 
+from klondike_env.kernel_cache import drop_stale_kernel_caches
+
+drop_stale_kernel_caches()  # before any kernel module loads its cached kernels
+
 from klondike_env.cards import card_str, deal_deck, deck_string, parse_card, parse_deck
 from klondike_env.core import NUM_ACTIONS
 from klondike_env.game import Game, IllegalActionError, NothingToUndoError, action_name

@@ -1,0 +1,62 @@
+"""Keep numba's on-disk kernel cache in step with the package's sources.
+
+numba (``cache=True``) checks a cached kernel against its own source file only. A kernel that
+calls a kernel of another module compiles the callee into itself, and keeps that old callee
+after the other module changes: after session 14's change to ``observation.encode`` the cached
+``vector.py`` step still wrote the old observation, and after session 23's change to
+``env.play_step`` the batched env still paid the old rewards. Anyone who edits a kernel module
+or pulls a new version into an editable install would meet the same silent mismatch. So when
+the sources of the kernel modules differ from those the cache was built from, every cached
+kernel of the package is dropped (numba then compiles afresh, about a minute), and the new
+sources' digest is recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+STAMP_NAME = "kernel_sources.sha256"
+
+
+def kernel_sources(package: Path) -> list[Path]:
+    """The package's modules that compile kernels (those importing numba), in a fixed order."""
+    return sorted(path for path in package.rglob("*.py")
+                  if "__pycache__" not in path.parts and _imports_numba(path.read_bytes()))
+
+
+def _imports_numba(source: bytes) -> bool:
+    lines = b"\n" + source  # an import at the top of a line, the first line included
+    return b"\nfrom numba import" in lines or b"\nimport numba" in lines
+
+
+def sources_digest(package: Path) -> str:
+    digest = hashlib.sha256()
+    for path in kernel_sources(package):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def drop_stale_kernel_caches(package: Path = PACKAGE) -> bool:
+    """Delete the package's cached kernels if its kernel sources changed since they were
+    cached; True if it did. Does nothing where numba keeps its cache elsewhere
+    (``NUMBA_CACHE_DIR``) or the package folder is read-only."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return False
+    try:
+        digest = sources_digest(package)
+        stamp = package / "__pycache__" / STAMP_NAME
+        if stamp.is_file() and stamp.read_text() == digest:
+            return False
+        for cache in package.rglob("__pycache__"):
+            for path in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+                path.unlink(missing_ok=True)  # another process may have dropped it first
+        stamp.parent.mkdir(exist_ok=True)
+        partial = stamp.with_name(f"{STAMP_NAME}.{os.getpid()}")
+        partial.write_text(digest)
+        os.replace(partial, stamp)  # whole or not at all, for processes importing at once
+        return True
+    except OSError:  # a read-only install: numba cannot write a cache there either
+        return False
