@@ -13,7 +13,7 @@ from agents import RESIGN, make_agent
 from agents.base import AgentOptionError, DealInfo, PlayerView
 from agents.evaluation import play_deals, play_game
 from agents.greedy import is_safe_to_foundation
-from klondike_env import Game, Rules, parse_card
+from klondike_env import Game, Rules, card_str, parse_card
 from klondike_env.core import DRAW
 
 ENDINGS = {"won", "dead", "resigned", "move limit"}
@@ -66,7 +66,28 @@ def test_greedy_safe_foundation_rule():
     empty = (0, 0, 0, 0)
     assert is_safe_to_foundation(parse_card("2H"), empty)
     assert not is_safe_to_foundation(parse_card("5H"), (3, 4, 4, 3))  # 4C, 4S still out
+    assert not is_safe_to_foundation(parse_card("5H"), (4, 0, 0, 3))  # 4S still out
+    assert not is_safe_to_foundation(parse_card("5H"), (3, 0, 0, 4))  # 4C still out
+    assert is_safe_to_foundation(parse_card("5H"), (4, 0, 0, 4))
     assert is_safe_to_foundation(parse_card("5H"), (4, 4, 4, 4))
+
+
+def test_greedy_safe_foundation_rule_against_its_definition():
+    """Safe: an ace or a two, or every card that could be built on it in the tableau (the
+    opposite colour's cards one rank lower) already home; written from card names alone."""
+    ranks = "A23456789TJQK"
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        foundations = tuple(int(height) for height in rng.integers(0, 14, 4))
+        for card in range(52):
+            name = card_str(card)
+            rank, red = ranks.index(name[0]) + 1, name[1] in "DH"
+            builders = [other for other in range(52) if (card_str(other)[1] in "DH") != red
+                        and ranks.index(card_str(other)[0]) + 1 == rank - 1]
+            home = {other for other in range(52)
+                    if ranks.index(card_str(other)[0]) + 1 <= foundations["CDHS".index(card_str(other)[1])]}
+            expected = rank <= 2 or all(other in home for other in builders)
+            assert is_safe_to_foundation(card, foundations) == expected, (name, foundations)
 
 
 def test_oracle_wins_a_solvable_deal_and_is_marked():
@@ -261,7 +282,7 @@ def test_reveal_unit_plays_its_whole_stretch_before_voting_again():
     agent = make_agent("determinized:samples=3,nodes=2000,unit=reveal")
     agent.reset(DealInfo(seed=1, rules=Rules()))
     game = Game.new(3)
-    stretches = 0
+    stretches = followed = 0
     for _ in range(80):
         hidden = len(game.hidden_cards())
         solves_before = agent.solves
@@ -271,11 +292,13 @@ def test_reveal_unit_plays_its_whole_stretch_before_voting_again():
             break
         if following:
             assert agent.solves == solves_before  # on a chosen stretch: no solving
+            followed += 1
         game.step(action)
         if len(game.hidden_cards()) < hidden:
             assert agent._stretch == []  # a reveal ends the stretch
             stretches += 1
     assert stretches >= 2
+    assert followed >= 10  # moves played from a chosen stretch (54 of the 80 when written)
 
 
 def test_first_losing_move_brackets_the_loss():

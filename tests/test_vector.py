@@ -91,7 +91,11 @@ def test_vector_seed_reproducible_and_deals_cycle():
     first, second, other = run(7), run(7), run(8)
     assert np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1])
     assert not np.array_equal(first[0], other[0])
-    assert len(np.unique(first[0][-1])) == 3  # every game was re-dealt twice, to fresh deals
+    # every game was re-dealt at least twice (20-step limit), each time to a deal not seen before
+    episodes = [np.concatenate([[deals[0]], deals[1:][deals[1:] != deals[:-1]]]) for deals in first[0].T]
+    assert all(len(game_deals) >= 3 for game_deals in episodes)
+    all_deals = np.concatenate(episodes)
+    assert len(np.unique(all_deals)) == len(all_deals)
 
     envs = KlondikeVectorEnv(2, deals=[4, 5, 6], max_episode_steps=1)
     _, infos = envs.reset(seed=0)
@@ -134,6 +138,7 @@ def test_sb3_vecenv_autoreset_infos_and_masks():
     assert envs.get_attr("render_mode") == [None] * 4
     rng = np.random.default_rng(0)
     done_seen = 0
+    kept = []  # (terminal_observation as handed out, a copy made then): later steps must not change it
     for _ in range(40):
         deals = envs.batch.deals.copy()
         obs, rewards, dones, infos = envs.step(random_actions(envs.batch.masks, rng))
@@ -149,9 +154,11 @@ def test_sb3_vecenv_autoreset_infos_and_masks():
                 terminated = bool(envs.batch.flags[row] & OUT_TERMINATED)
                 assert info["TimeLimit.truncated"] == (truncated and not terminated)
                 assert np.array_equal(info["terminal_observation"], envs.batch.final_observations[row])
+                kept.append((info["terminal_observation"], info["terminal_observation"].copy()))
             else:
                 assert "terminal_observation" not in infos[row] and infos[row]["deal"] == deals[row]
     assert done_seen >= 4
+    assert all(np.array_equal(handed_out, copy) for handed_out, copy in kept)
 
 
 def test_sb3_vecenv_same_seed_same_run_and_pickles():
