@@ -75,19 +75,17 @@ def test_greedy_safe_foundation_rule():
 def test_greedy_safe_foundation_rule_against_its_definition():
     """Safe: an ace or a two, or every card that could be built on it in the tableau (the
     opposite colour's cards one rank lower) already home; written from card names alone."""
-    ranks = "A23456789TJQK"
+    rank = {card: "A23456789TJQK".index(card_str(card)[0]) + 1 for card in range(52)}
+    suit = {card: "CDHS".index(card_str(card)[1]) for card in range(52)}
+    red = {card: card_str(card)[1] in "DH" for card in range(52)}
+    builders = {card: [other for other in range(52) if red[other] != red[card] and rank[other] == rank[card] - 1]
+                for card in range(52)}
     rng = np.random.default_rng(0)
     for _ in range(300):
         foundations = tuple(int(height) for height in rng.integers(0, 14, 4))
         for card in range(52):
-            name = card_str(card)
-            rank, red = ranks.index(name[0]) + 1, name[1] in "DH"
-            builders = [other for other in range(52) if (card_str(other)[1] in "DH") != red
-                        and ranks.index(card_str(other)[0]) + 1 == rank - 1]
-            home = {other for other in range(52)
-                    if ranks.index(card_str(other)[0]) + 1 <= foundations["CDHS".index(card_str(other)[1])]}
-            expected = rank <= 2 or all(other in home for other in builders)
-            assert is_safe_to_foundation(card, foundations) == expected, (name, foundations)
+            expected = rank[card] <= 2 or all(rank[other] <= foundations[suit[other]] for other in builders[card])
+            assert is_safe_to_foundation(card, foundations) == expected, (card_str(card), foundations)
 
 
 def test_oracle_wins_a_solvable_deal_and_is_marked():
