@@ -21,21 +21,21 @@ PACKAGE = Path(__file__).resolve().parent
 STAMP_NAME = "kernel_sources.sha256"
 
 
-def kernel_sources(package: Path) -> list[Path]:
-    """The package's modules that compile kernels (those importing numba), in a fixed order."""
-    return sorted(path for path in package.rglob("*.py")
-                  if "__pycache__" not in path.parts and _imports_numba(path.read_bytes()))
-
-
 def _imports_numba(source: bytes) -> bool:
     lines = b"\n" + source  # an import at the top of a line, the first line included
     return b"\nfrom numba import" in lines or b"\nimport numba" in lines
 
 
 def sources_digest(package: Path) -> str:
+    """A digest of the package's modules that compile kernels (those importing numba), each
+    file read once: this runs at every import, pool workers' included."""
     digest = hashlib.sha256()
-    for path in kernel_sources(package):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        source = path.read_bytes()
+        if _imports_numba(source):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + source + b"\0")
     return digest.hexdigest()
 
 
