@@ -16,6 +16,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from agents.base import Agent, AgentOptionError, DealInfo, PlayerView, _convert_option
 from klondike_env.move_memory import MoveMemory
 from klondike_env.observation import (
@@ -43,6 +45,8 @@ class RunSettings:
     observation: str
     observation_dtype: str
     no_repeat: bool
+    env: dict  # the run's whole env section (rewards too: agents.rollout scores lookahead with them)
+    gamma: float  # the run's discount (SB3's default, 0.99, where it set none)
 
 
 def read_run_settings(model_path: Path) -> RunSettings:
@@ -60,6 +64,8 @@ def read_run_settings(model_path: Path) -> RunSettings:
         observation=env.get("observation", "information"),
         observation_dtype=env.get("observation_dtype", "float32"),  # float32 in runs older than the option
         no_repeat=bool((run_config.get("policy") or {}).get("no_repeat", False)),
+        env=dict(env),
+        gamma=float((run_config.get("algo") or {}).get("gamma", 0.99)),
     )
 
 
@@ -108,6 +114,7 @@ class PolicyAgent(Agent):
         if not model_path.is_file():
             raise AgentOptionError(f"model file {str(model_path)!r} not found: give path= an existing .zip")
         settings = read_run_settings(model_path)
+        self.settings = settings
         self.config_path = settings.config_path
         self.trained_rules = settings.rules
         self.mode = self.observation or settings.observation
@@ -136,15 +143,26 @@ class PolicyAgent(Agent):
         self._memory = MoveMemory(1) if self.no_repeat else None
 
     def act(self, view: PlayerView) -> int:
-        mask = view.legal_mask
-        if self._memory is not None:
-            position = [view.position_hash()]
-            mask = self._memory.untried([0], position, mask[None])[0]
-        observation = pad_player_observation(view.observe(self.player_mode, self.observation_dtype), self.mode)
-        action, _ = self.model.predict(observation, action_masks=mask.astype(bool), deterministic=self.deterministic)
-        if self._memory is not None:
-            self._memory.played([0], position, [action])
+        mask = self.untried_mask(view)
+        action, _ = self.model.predict(self.observe(view), action_masks=mask.astype(bool), deterministic=self.deterministic)
+        self.remember(view, int(action))
         return int(action)
+
+    def untried_mask(self, view: PlayerView) -> np.ndarray:
+        """The legal moves here, less those the loop breaker (``no_repeat``) has already played from here."""
+        if self._memory is None:
+            return view.legal_mask
+        return self._memory.untried([0], [view.position_hash()], view.legal_mask[None])[0]
+
+    def remember(self, view: PlayerView, action: int) -> None:
+        """Tell the loop breaker that ``action`` was played from ``view``'s position."""
+        if self._memory is not None:
+            self._memory.played([0], [view.position_hash()], [action])
+
+    def observe(self, view: PlayerView) -> np.ndarray:
+        """The model's input for ``view``: the player's observation, padded with zeros where a
+        ``+full`` model's critic would read the hidden cards."""
+        return pad_player_observation(view.observe(self.player_mode, self.observation_dtype), self.mode)
 
 
 def load_model(algo: str, path: Path):

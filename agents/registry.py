@@ -19,6 +19,7 @@ AGENTS = {
     "determinized": "agents.determinized:DeterminizedAgent",
     "oracle": "agents.oracle:OracleAgent",
     "policy": "agents.policy:PolicyAgent",
+    "rollout": "agents.rollout:RolloutAgent",
 }
 
 

@@ -94,6 +94,21 @@ def step_batch(states, rules, actions, int_params, float_params, counters, masks
     encode_batch(states, rules, masks, mode, observations)
 
 
+@njit(cache=True)
+def play_batch(states, rules, actions, int_params, float_params, counters, masks, active, rewards, flags):
+    """:func:`klondike_env.env.play_step` on the rows where ``active`` is set, and no more: no
+    observation, no re-deal, ``active`` cleared where a game ended (won, dead or truncated).
+    For lookahead from given positions (``agents.rollout``); other rows keep reward 0."""
+    for row in range(states.shape[0]):
+        rewards[row] = 0.0
+        flags[row] = 0
+        if active[row]:
+            rewards[row], flags[row] = play_step(states[row], rules, actions[row], int_params, float_params,
+                                                 counters[row], masks[row])
+            if flags[row] & (OUT_TERMINATED | OUT_TRUNCATED):
+                active[row] = False
+
+
 @njit(cache=True, parallel=True)
 def step_batch_parallel(states, rules, actions, int_params, float_params, counters, masks, observations,
                         deal_list, deal_cursor, streams, deals, rewards, flags, final_observations, final_stats):

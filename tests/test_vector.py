@@ -310,3 +310,41 @@ def test_bad_num_threads():
     for bad in (0, "2", 2.0, numba.config.NUMBA_NUM_THREADS + 1):
         with pytest.raises(ValueError, match="bad num_threads"):
             KlondikeBatch(4, num_threads=bad)
+
+
+def test_play_batch_is_play_step_on_the_active_rows():
+    from klondike_env import core
+    from klondike_env.env import COUNTERS, EnvConfig, play_step
+    from klondike_env.vector import play_batch
+
+    config = EnvConfig(max_episode_steps=5)
+    rules = config.rules_array
+    rng = np.random.default_rng(0)
+    states = np.zeros((6, core.STATE_SIZE), np.int32)
+    for row in range(6):
+        core.init_state_from_deal(row + 1, states[row])
+    masks = np.zeros((6, core.NUM_ACTIONS), np.int8)
+    for row in range(6):
+        core.legal_mask(states[row], rules, masks[row])
+    counters = np.zeros((6, COUNTERS), np.int64)
+    active = np.array([True, True, False, True, True, True])
+    expected_states, expected_masks, expected_counters = states.copy(), masks.copy(), counters.copy()
+    opening = states.copy()
+    rewards, flags = np.ones(6), np.ones(6, np.int64)
+    for _ in range(6):  # the 5-step limit ends every active game on the 5th step
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        was_active = active.copy()
+        play_batch(states, rules, actions, config.int_params, config.float_params, counters, masks, active,
+                   rewards, flags)
+        for row in range(6):
+            if was_active[row]:
+                reward, flag = play_step(expected_states[row], rules, actions[row], config.int_params,
+                                         config.float_params, expected_counters[row], expected_masks[row])
+                assert (rewards[row], flags[row]) == (reward, flag)
+                assert active[row] == (flag & (OUT_TERMINATED | OUT_TRUNCATED) == 0)
+            else:
+                assert (rewards[row], flags[row], active[row]) == (0.0, 0, False)
+        np.testing.assert_array_equal(states, expected_states)
+        np.testing.assert_array_equal(masks, expected_masks)
+    assert not active.any()
+    np.testing.assert_array_equal(states[2], opening[2])  # never stepped
