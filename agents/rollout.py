@@ -18,6 +18,11 @@ A model trained with a critic that sees the hidden cards (a ``"...+full"`` obser
 mode) gets each sampled world's full state there: the world is the agent's own guess, so
 nothing hidden is read. The actor still sees only the player's part.
 
+With ``scout=true`` and unlimited passes the agent first draws through the stock and recycles,
+as agent ``determinized`` does: free, since the recycle restores the opening position, and
+afterwards the sampled worlds differ only in the face-down tableau cards. Off by default: on
+``val`` deals 1001-1200 it made no measurable difference (38 wins with it, 40 without).
+
 When a game stalls -- ``stall`` moves without a card going to a foundation or a face-down
 card turning up -- the agent stops searching and plays the policy's move: a game that
 wanders with the loop breaker to the move cap would otherwise pay for a search at every one of
@@ -29,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, AgentOptionError, DealInfo, PlayerView
+from agents.determinized import scouting_draw
 from agents.policy import PolicyAgent
 from klondike_env import core
 from klondike_env.env import COUNTERS, EnvConfig
@@ -43,12 +49,13 @@ class RolloutAgent(Agent):
     name = "rollout"
     OPTIONS = {
         "path": (str, "", "the model .zip (its run's config.yaml beside it gives observation, reward and discount)"),
-        "samples": (int, 8, "worlds sampled per searched decision"),
-        "top": (int, 3, "at most this many of the policy's likeliest moves are tried"),
+        "samples": (int, 16, "worlds sampled per searched decision"),
+        "top": (int, 4, "at most this many of the policy's likeliest moves are tried"),
         "min_prob": (float, 0.02, "only moves the policy gives at least this probability are tried"),
-        "confident": (float, 0.97, "no search where the policy's likeliest move has at least this probability"),
-        "depth": (int, 10, "moves the policy plays after each tried move before the critic scores the position"),
+        "confident": (float, 0.99, "no search where the policy's likeliest move has at least this probability"),
+        "depth": (int, 20, "moves the policy plays after each tried move before the critic scores the position"),
         "stall": (int, 150, "no search after this many moves without a card going home or turning up (0: no limit)"),
+        "scout": (bool, False, "with unlimited passes, first draw through the stock and recycle, to start knowing the talon"),
     }
     MINIMUM = {"samples": 1, "top": 1}
 
@@ -79,9 +86,16 @@ class RolloutAgent(Agent):
         self._policy.reset(deal)
         self._best_progress = None
         self._since_progress = 0
+        self._scouting = self.scout
         self.searched = 0
 
     def act(self, view: PlayerView) -> int:
+        if self._scouting:
+            if scouting_draw(view):
+                return core.DRAW
+            self._scouting = False
+            if core.RECYCLE in view.legal_actions and not view.stock:  # back to the opening, the talon known
+                return core.RECYCLE
         self._track_progress(view)
         mask = self._policy.untried_mask(view)
         action = self._choose(view, mask)

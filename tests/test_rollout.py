@@ -8,9 +8,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents import make_agent  # noqa: E402
-from agents.base import AgentOptionError, DealInfo, PlayerView  # noqa: E402
+from agents.base import UNKNOWN, AgentOptionError, DealInfo, PlayerView  # noqa: E402
 from agents.evaluation import play_game  # noqa: E402
 from klondike_env import Game, Rules  # noqa: E402
+from klondike_env.core import DRAW, RECYCLE  # noqa: E402
 from klondike_env.observation import observe  # noqa: E402
 
 MODEL = "models/ppo_draw3_privileged_critic/model.zip"
@@ -51,6 +52,19 @@ def test_it_searches_where_the_policy_is_unsure_and_plays_legal_moves():
     record = play_game(agent, 1001, RULES, seed=3, max_moves=120)  # AgentError on an illegal move
     assert agent.searched >= 5
     assert record.moves == 120 or record.ending != "move limit"
+
+
+def test_it_first_draws_through_the_stock_and_recycles():
+    record = play_game(rollout(confident=0, scout="true"), 1005, RULES, seed=1, max_moves=9)
+    assert record.actions == (DRAW,) * 8 + (RECYCLE,)
+    game = Game.new(1005, RULES)
+    for action in record.actions:
+        game.step(action)
+    assert UNKNOWN not in PlayerView(game).stock and len(game.stock) == 24
+    limited = Rules(draw_count=3, max_passes=3)  # a recycle costs a pass: no scouting
+    policy = make_agent(f"policy:path={MODEL},no_repeat=true")
+    assert play_game(rollout(confident=0, scout="true"), 1005, limited, seed=1, max_moves=12).actions == \
+        play_game(policy, 1005, limited, seed=1, max_moves=12).actions
 
 
 def test_a_move_is_scored_by_its_reward_plus_the_discounted_critic_value():
