@@ -107,7 +107,7 @@ def test_determinized_is_reproducible_for_a_seed():
 @pytest.mark.parametrize(
     "spec,message",
     [
-        ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy"),
+        ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are budget, by_class, candidates, check, keep, nodes, retry, reveal_margin, "
                                   "samples, scout, tie_margin, tiebreak, unit, widen"),
