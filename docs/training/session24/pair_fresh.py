@@ -1,5 +1,5 @@
 """Paired wins of the rollout agent on deals 1000001-1000500 against session 22's policy and greedy runs there."""
-import csv, glob, sys
+import csv, glob
 from agents.reporting import sign_test_p
 from agents.evaluation import wilson_interval
 
