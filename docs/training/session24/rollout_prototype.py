@@ -75,7 +75,6 @@ class Rollout:
         self.searched = 0
 
     def act(self, game):
-        rules = game._rules_array
         view = PlayerView(game)
         position = [view.position_hash()]
         mask = self.memory.untried([0], position, view.legal_mask[None])[0]
