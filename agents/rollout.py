@@ -132,9 +132,7 @@ class RolloutAgent(Agent):
         rows = len(candidates) * self.samples
         states = np.stack([world._state for world in worlds] * len(candidates))
         actions = np.repeat(np.asarray(candidates, np.int64), self.samples)
-        masks = np.zeros((rows, core.NUM_ACTIONS), np.int8)
-        for row in range(rows):
-            core.legal_mask(states[row], rules, masks[row])
+        masks = np.stack([world.action_mask() for world in worlds] * len(candidates)).astype(np.int8)
         counters = np.zeros((rows, COUNTERS), np.int64)
         active = np.ones(rows, np.bool_)
         step_rewards, flags = np.zeros(rows), np.zeros(rows, np.int64)
