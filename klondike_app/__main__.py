@@ -1,0 +1,3 @@
+from klondike_app.cli import main
+
+raise SystemExit(main())

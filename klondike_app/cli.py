@@ -1,0 +1,47 @@
+"""The ``klondike`` command: one entry point, one subcommand per job.
+
+    klondike --help
+    klondike SUBCOMMAND --help
+
+Each subcommand is a module of this package with two functions: ``add_arguments(parser)``
+fills its ``argparse`` parser and ``run(args) -> int`` does the work and returns the exit
+status. Modules are imported only when their subcommand runs, so ``klondike --help`` stays
+fast and a subcommand's heavy dependencies (torch, the web stack) load only when needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module under klondike_app, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser; with ``only``, imports just that subcommand's module."""
+    parser = argparse.ArgumentParser(prog="klondike", description="Draw-3 Klondike: play, solve, evaluate and train.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if only is None or name == only:
+            module = importlib.import_module(f"klondike_app.{module_name}")
+            module.add_arguments(command_parser)
+            command_parser.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    chosen = next((a for a in argv if a in COMMANDS), None)
+    parser = build_parser(only=chosen)
+    args = parser.parse_args(argv)
+    if getattr(args, "run", None) is None:
+        parser.print_help()
+        return 2
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
