@@ -25,10 +25,12 @@ from agents.base import RESIGN, Agent, DealInfo, choose_action
 from agents.registry import make_agent
 from klondike_env.cards import check_deal
 from klondike_env.cli import prepare_output_dir, read_text
+from klondike_env.data import seed_set_file, seed_set_names
+from klondike_env.data import verdict_file as shipped_verdict_file
 from klondike_env.game import Game, IllegalActionError
 from klondike_env.rules import Rules
 
-SEED_DIR = Path(__file__).resolve().parents[1] / "configs" / "seeds"
+PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the checkout, or site-packages when installed
 DEFAULT_MAX_MOVES = 1000
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -43,7 +45,7 @@ class AgentError(RuntimeError):
 
 # --- seed sets -------------------------------------------------------------------
 def named_seed_sets() -> list[str]:
-    return sorted(path.stem for path in SEED_DIR.glob("*.txt"))
+    return seed_set_names()
 
 
 def load_seed_set(spec: str) -> tuple[str, list[int]]:
@@ -63,9 +65,8 @@ def load_seed_set(spec: str) -> tuple[str, list[int]]:
         except ValueError as error:
             raise SeedSetError(f"bad seed range {spec!r}: {error}") from None
         return spec, list(range(first, last + 1))
-    path = SEED_DIR / f"{spec}.txt"
-    if not path.is_file():
-        path = Path(spec)
+    named = seed_set_file(spec)
+    path = named if named is not None else Path(spec)
     if not path.is_file():
         raise SeedSetError(
             f"unknown seed set {spec!r}: give a named set ({', '.join(named_seed_sets())}), "
@@ -88,7 +89,7 @@ def load_seed_set(spec: str) -> tuple[str, list[int]]:
             ) from None
     if not deals:
         raise SeedSetError(f"malformed seed file {path}: it lists no deal numbers")
-    name = path.stem if path.parent == SEED_DIR else str(path)
+    name = spec if named is not None else str(path)
     return name, deals
 
 
@@ -191,10 +192,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 
 
 def verdict_file(rules: Rules) -> Path | None:
-    """The solver's verdict file for these rules, when one exists (standard rules, draw 1 or 3)."""
-    standard = Rules(draw_count=rules.draw_count)
-    path = SEED_DIR / f"verdicts_draw{rules.draw_count}.csv"
-    return path if rules == standard and path.is_file() else None
+    """The solver's verdict file for these rules, when one ships (standard rules, draw 1 or 3)."""
+    return shipped_verdict_file(rules.draw_count) if rules == Rules(draw_count=rules.draw_count) else None
 
 
 def load_verdicts(path: Path) -> dict[int, str]:
@@ -250,7 +249,7 @@ def summarize(records: list[GameRecord], rules: Rules, verdicts: Path | None = N
 def _display_path(path: Path) -> str:
     """``path`` relative to the project root when it lies inside it."""
     try:
-        return str(Path(path).resolve().relative_to(SEED_DIR.parents[1]))
+        return str(Path(path).resolve().relative_to(PROJECT_ROOT))
     except ValueError:
         return str(path)
 
@@ -259,8 +258,12 @@ def code_version() -> str | None:
     """The git commit of the project (``+dirty`` when files differ from it), if it is a checkout."""
     import subprocess
 
-    root = SEED_DIR.parents[1]
+    root = PROJECT_ROOT
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+        if not top or Path(top).resolve() != root:  # an installed copy, even one inside another checkout
+            return None
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
                                 timeout=10).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,

@@ -298,7 +298,7 @@ class SolveResult:
     table_mb: float = 0.0
 
 
-# The columns of a sweep / verdict CSV (scripts/solve.py --csv; configs/seeds/verdicts_*.csv).
+# The columns of a sweep / verdict CSV (scripts/solve.py --csv; klondike_env/data/verdicts/*.csv).
 VERDICT_FIELDS = ("deal", "status", "solution_length", "nodes", "seconds", "stopped_by")
 
 

@@ -4,7 +4,7 @@
     python scripts/evaluate.py --agent determinized:samples=8 --seeds 1-200 --workers 2
     python scripts/evaluate.py --agent policy:path=runs/ppo-x/model.zip --seeds test --draw 3
 
---seeds takes a named set of configs/seeds/ (dev, val, test), a file of deal numbers
+--seeds takes a named set (dev, val, test), a file of deal numbers
 one per line, or a range FIRST-LAST. The summary's path is the last line printed.
 """
 

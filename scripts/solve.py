@@ -3,7 +3,7 @@
     python scripts/solve.py --deal 7                      # verdict and the moves, draw-3
     python scripts/solve.py --deal 7 --draw 1
     python scripts/solve.py --deal 1 --threads 2          # the second core shares the search
-    python scripts/solve.py --deals 1-2000 --workers 2 --csv configs/seeds/verdicts_draw3.csv
+    python scripts/solve.py --deals 1-2000 --workers 2 --csv verdicts_draw3.csv
     python scripts/solve.py --merge sweep.csv unknown_again.csv   # a later file's verdict counts (UNKNOWN never replaces one)
     python scripts/solve.py --merge sweep.csv unknown_again.csv --csv merged.csv   # ... written out
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from klondike_env import Game, Rules, SolveResult, SolveStatus, core, parse_card, solve
 from klondike_env import solver as solver_module
+from klondike_env.data import verdict_file
 from klondike_env.solver import SolverInputError
 
-SEEDS = Path(__file__).resolve().parents[1] / "configs" / "seeds"
 
 # Deals pinned by solving with a variant of the rules that forbids the move (found by
 # `python -m klondike_env.solver_examples --deals 1-1500 --node-limit 100000`).
@@ -215,7 +214,7 @@ def test_the_stuck_card_check_never_fires_on_a_deal_known_to_be_won(draw_count):
     from klondike_env.solver import _stuck_for_good
 
     rules = Rules(draw_count=draw_count)
-    with (SEEDS / f"verdicts_draw{draw_count}.csv").open() as handle:
+    with verdict_file(draw_count).open() as handle:
         rows = list(csv.DictReader(handle))
     fired = {status: 0 for status in ("SOLVED", "UNSOLVABLE", "UNKNOWN")}
     for row in rows:
@@ -328,8 +327,8 @@ def compare_with_brute_force(rules: Rules, seed: int, **options) -> dict[bool, i
 
 
 def compare_with_verdict_file(deals=range(1, 41), node_limit: int = 40_000, threads: int = 1) -> int:
-    """Solve ``deals``; every verdict reached must match verdicts_draw3.csv. Returns how many."""
-    with (SEEDS / "verdicts_draw3.csv").open() as handle:
+    """Solve ``deals``; every verdict reached must match the draw-3 verdict file. Returns how many."""
+    with verdict_file(3).open() as handle:
         rows = {int(row["deal"]): row["status"] for row in csv.DictReader(handle)}
     compared = 0
     for deal in deals:
@@ -741,10 +740,7 @@ def test_bad_arguments_say_what_is_wrong(kwargs, message):
 # --- committed verdict files -----------------------------------------------------
 @pytest.mark.parametrize("draw", [3, 1])
 def test_verdict_files_cover_the_seed_sets_and_agree_with_the_solver(draw):
-    path = SEEDS / f"verdicts_draw{draw}.csv"
-    if not path.exists():
-        pytest.skip(f"{path.name} not generated yet")
-    with path.open() as handle:
+    with verdict_file(draw).open() as handle:
         rows = {int(row["deal"]): row for row in csv.DictReader(handle)}
     assert set(range(1, 2001)) <= set(rows)
     rules = Rules(draw_count=draw)

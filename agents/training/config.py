@@ -72,7 +72,7 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "checkpoint_freq": 100_000,  # env steps between checkpoints (at rollout boundaries)
     "keep_checkpoints": 3,  # older periodic checkpoints are deleted (0 keeps all)
     "eval_freq": 100_000,  # env steps between validation evaluations (0: never)
-    "eval_seeds": "val",  # seed set name (configs/seeds/), file, or range "a-b"
+    "eval_seeds": "val",  # seed set name (dev, val, test), file, or range "a-b"
     "eval_deals": 100,  # the first N deals of eval_seeds, the same ones every time
     # masked argmax (true) or masked sampling from a fixed seed (false); a deterministic
     # policy over a memoryless observation can cycle forever, sampling cannot

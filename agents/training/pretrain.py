@@ -14,7 +14,7 @@ demonstrator's action, plus ``value_coef`` times the squared error of the value 
 the discounted return of the demonstrator's game from that step (so PPO's first advantages
 are not computed against an untrained critic).
 
-Demonstrations must come from deals outside the evaluation sets (``configs/seeds``: test is
+Demonstrations must come from deals outside the evaluation sets (the named seed sets: test is
 1-1000, val 1001-2000); :func:`load_demonstrations` refuses any that overlap them.
 """
 
