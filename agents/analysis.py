@@ -23,7 +23,7 @@ from klondike_env.solver import DEFAULT_MEMORY_MB, SolveStatus, solve
 LABEL_TABLE_MB = 64
 # a move whose share of winnable worlds (label_moves) is this much below the best move's
 BLUNDER_GAP = 0.5
-# kinds of move (SPEC.md "Actions"), by the first action id of each block
+# kinds of move (docs/contract.md "Actions"), by the first action id of each block
 _MOVE_KINDS = ((core.FOUNDATION_TO_COLUMN, "foundation to column"), (core.COLUMN_TO_COLUMN, "column to column"),
                (core.COLUMN_TO_FOUNDATION, "column to foundation"), (core.WASTE_TO_FOUNDATION, "waste"),
                (core.RECYCLE, "recycle"), (core.DRAW, "draw"))

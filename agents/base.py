@@ -1,7 +1,7 @@
 """The agent interface and the player view: everything an agent may know, nothing more.
 
 An agent never receives a :class:`~klondike_env.Game`. Each turn the harness builds a
-:class:`PlayerView` from the game; the view copies out what a player has seen (SPEC.md,
+:class:`PlayerView` from the game; the view copies out what a player has seen (docs/contract.md,
 "Information"): face-up cards, face-down counts, the foundations, the waste, the stock order
 once it has been seen, the cards still hidden as a set. The only way back to the position is
 :meth:`PlayerView.sample_world`, which reshuffles the hidden cards before handing a game out,

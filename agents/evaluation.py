@@ -1,6 +1,6 @@
 """Score an agent on a fixed set of deals: the benchmark's harness (``scripts/evaluate.py``).
 
-Every deal is played from its opening position until it is won, dead (SPEC.md), the agent
+Every deal is played from its opening position until it is won, dead (docs/contract.md), the agent
 resigns, or ``max_moves`` actions have been played. Each deal gets its own agent seed,
 derived from the run's seed and the deal number, so results do not depend on how deals
 are spread over worker processes.

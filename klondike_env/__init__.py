@@ -1,4 +1,7 @@
-"""Klondike solitaire for reinforcement learning: exact draw-3 rules (SPEC.md), compiled with numba."""
+"""Klondike solitaire for reinforcement learning: exact draw-3 rules, compiled with numba.
+
+The rules are those of the contract, docs/contract.md.
+"""
 
 from klondike_env.kernel_cache import drop_stale_kernel_caches
 

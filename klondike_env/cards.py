@@ -1,4 +1,4 @@
-"""Cards, decks and deal numbers in their text forms (SPEC.md "Cards", "Deal numbers")."""
+"""Cards, decks and deal numbers in their text forms (docs/contract.md "Cards", "Deal numbers")."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def check_deal(deal) -> int:
 
 
 def deal_deck(deal: int) -> list[int]:
-    """The 52 card ids of deal number ``deal`` (SplitMix64 + Fisher-Yates, SPEC.md)."""
+    """The 52 card ids of deal number ``deal`` (SplitMix64 + Fisher-Yates, docs/contract.md)."""
     deck = np.empty(52, np.int32)
     core.fill_deal_deck(np.uint64(check_deal(deal)), deck)
     return [int(c) for c in deck]
@@ -108,5 +108,5 @@ def deck_string(deck: Sequence[int]) -> str:
 
 
 def deck_text(deck: Sequence[int]) -> str:
-    """Space-separated text form of a deck, as in SPEC.md's golden values."""
+    """Space-separated text form of a deck, as in the golden decks of docs/contract.md."""
     return " ".join(card_str(int(card)) for card in deck)

@@ -1,6 +1,6 @@
 """The rules of Klondike as compiled kernels over a flat integer state.
 
-This module is the single place the rules live (SPEC.md). Everything else -- the
+This module is the single place the rules live (docs/contract.md). Everything else -- the
 :class:`~klondike_env.game.Game` object, the Gymnasium envs, the batched env and
 the solver -- calls these kernels, so a rule is fixed once and holds everywhere.
 
@@ -77,7 +77,7 @@ RULE_EMPTY_ANY = 2  # 0: king only, 1: any card
 RULE_FOUNDATION_TO_TABLEAU = 3  # 1 allowed, 0 forbidden
 RULES_SIZE = 4
 
-# --- action table (SPEC.md "Actions") -----------------------------------------
+# --- action table (docs/contract.md "Actions") ------------------------------
 NUM_ACTIONS = 87
 DRAW = 0
 RECYCLE = 1
@@ -311,7 +311,7 @@ def run_start(state, rules, source, dest):
     """Depth in ``source`` of the head of the face-up run that fits ``dest``, or -1.
 
     Face-up cards of a column always form one run, so at most one of its tails
-    can fit a given destination (SPEC.md, "Actions"); on an empty destination
+    can fit a given destination (docs/contract.md, "Actions"); on an empty destination
     under the king rule that is the run headed by the king, and under
     ``empty_column="any"`` the whole face-up run.
     """
@@ -540,7 +540,7 @@ def _card_playable(state, rules, card):
 
 @njit(cache=True)
 def is_dead(state, rules):
-    """True when no card move can be reached by draws and recycles alone (SPEC.md).
+    """True when no card move can be reached by draws and recycles alone (docs/contract.md).
 
     Draws and recycles never change the talon's order, so the waste tops they can
     reach form a fixed set: the current top, the tops after each further draw of

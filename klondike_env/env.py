@@ -220,14 +220,14 @@ class KlondikeEnv(gym.Env):
     """Klondike solitaire (draw 3 by default) with masked discrete actions.
 
     ## Description
-    The patience game Klondike, exactly as the project's SPEC.md fixes it: seven columns
-    dealt from a numbered deal, a stock turned ``draw_count`` cards at a time, four
+    The patience game Klondike, exactly as the contract (docs/contract.md) fixes it: seven
+    columns dealt from a numbered deal, a stock turned ``draw_count`` cards at a time, four
     foundations to fill from ace to king. Every rule variant (draw-1, limited passes,
     any card on an empty column, no foundation-to-tableau moves) is a keyword.
 
     ## Action Space
-    ``Discrete(87)``, SPEC.md's action table: 0 draw, 1 recycle, 2 waste→foundation,
-    3+c waste→column c, 10+c column c→foundation, 17+6s+k column s→column d
+    ``Discrete(87)``, the contract's action table (docs/contract.md): 0 draw, 1 recycle,
+    2 waste→foundation, 3+c waste→column c, 10+c column c→foundation, 17+6s+k column s→column d
     (``k = d if d < s else d - 1``), 59+7f+c foundation f→column c. Legality is in
     ``info["action_mask"]`` (np.int8, 87) and :meth:`action_masks`, so sb3-contrib's
     MaskablePPO works unwrapped.

@@ -18,7 +18,7 @@ class NothingToUndoError(IndexError):
 
 
 def action_name(action: int, game: "Game | None" = None) -> str:
-    """A readable move for an action id (SPEC.md "Actions").
+    """A readable move for an action id (docs/contract.md "Actions").
 
     With ``game`` the name says which cards move (``"col 3 -> col 6 (3 cards)"``).
     """
@@ -250,7 +250,7 @@ class Game:
 
     @property
     def is_dead(self) -> bool:
-        """No card move can be reached by draws and recycles alone (SPEC.md)."""
+        """No card move can be reached by draws and recycles alone (docs/contract.md)."""
         return bool(core.is_dead(self._state, self._rules_array))
 
     @property
@@ -273,7 +273,7 @@ class Game:
 
     # --- information ----------------------------------------------------------
     def known_cards(self) -> np.ndarray:
-        """52 booleans: True for every card the player has seen (SPEC.md "Information")."""
+        """52 booleans: True for every card the player has seen (docs/contract.md "Information")."""
         return ~self._hidden()
 
     def position_hash(self) -> int:

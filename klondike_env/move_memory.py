@@ -7,7 +7,7 @@ which positions and masks them out when the game is back there, so the policy's 
 choice is its best move *not yet tried* from here. When every legal move has been tried
 from a position its record starts afresh (the mask never comes out empty).
 
-This is a choice of the agent, not a rule: the env's own mask stays SPEC.md's legal
+This is a choice of the agent, not a rule: the env's own mask stays the contract's legal
 moves. It uses only what the player knows -- positions are identified by
 :func:`position_hash`, which reads face-up cards, counts, foundations and the talon cards
 already seen, never a hidden card -- so a player may do it, and the policy agent

@@ -7,7 +7,7 @@ Three modes share one layout; each richer mode appends planes to the one before,
 * ``"visible"`` -- only what is on the table now: face-up tableau cards, foundations,
   the waste's top card and the counts (for agents with memory of their own).
 * ``"information"`` (default) -- everything a player who remembers what was shown
-  knows (SPEC.md "Information"): adds the whole waste in order, the stock cards already
+  knows (docs/contract.md "Information"): adds the whole waste in order, the stock cards already
   seen and the talon order, and the set of still-hidden cards.
 * ``"full"`` -- Thoughtful Klondike: **shows the hidden cards** (face-down cards and
   the undrawn stock, with their order). For curricula and oracles only; it is the one

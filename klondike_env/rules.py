@@ -1,4 +1,4 @@
-"""The rule options (SPEC.md "Rules"), validated once and turned into the kernels' array."""
+"""The rule options (docs/contract.md "Rules"), validated once, as the kernels' array."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ def load_script(name: str):
 
 
 def deck_position(row: int, col: int) -> int:
-    """Index in the deck of the card dealt to depth ``row`` of column ``col`` (SPEC.md layout)."""
+    """Index in the deck of the card dealt to depth ``row`` of column ``col`` (docs/contract.md)."""
     return sum(7 - r for r in range(row)) + col - row
 
 

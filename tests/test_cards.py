@@ -1,4 +1,4 @@
-"""Cards, deal numbers and deck forms (SPEC.md "Cards", "Deal numbers")."""
+"""Cards, deal numbers and deck forms (docs/contract.md "Cards", "Deal numbers")."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,6 @@
-"""The rules (SPEC.md "From a deck to the opening layout", "Rules", "Actions"), one case per test.
+"""The rules (docs/contract.md "From a deck to the opening layout", "Rules", "Actions").
+
+One case per test.
 
 Positions are built from explicit decks (``conftest.position``) and reached by playing moves,
 so every test runs through the same kernels a user does.
@@ -423,7 +425,7 @@ def _dead_by_search(game: Game) -> bool:
 
 
 def _reference_moves(game: Game) -> dict[int, int]:
-    """Legal actions read straight off SPEC.md's text, naively, from the public properties.
+    """Legal actions read straight off docs/contract.md, naively, from the public properties.
 
     A second, independent statement of the rules, kept deliberately simple, so the
     kernels' bit tricks are checked against something other than themselves. Maps

@@ -1,4 +1,4 @@
-"""The player view shows what a player knows and nothing hidden (SPEC.md "Information")."""
+"""The player view shows what a player knows and nothing hidden (docs/contract.md "Information")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rule options (SPEC.md "Rules"): defaults, validation, the kernels' array."""
+"""The rule options (docs/contract.md "Rules"): defaults, validation, the kernels' array."""
 
 import numpy as np
 import pytest
