@@ -246,3 +246,26 @@ def test_paired_table_counts_deals_and_skips_other_deal_sets(tmp_path):
     assert len(table) == 3  # header, rule, the one pair with the same deals and rules
     assert table[2] == f"| first | second | x | 1 | 2 | 1 | {sign_test_p(2, 1):.2g} |"
     assert paired_table([first, other_deals]) is None
+
+
+def test_paired_sign_test_leaves_the_tied_deals_out(tmp_path):
+    """20 deals only A won, 8 only B won, 170 ties: the sign test reads the 28 split deals alone.
+
+    Counting the ties half to each side would print p = 0.43 instead of 0.036 and hide the
+    difference; the two countings print different values here, so the table tells them apart.
+    """
+    results = {"A": [], "B": []}
+    outcomes = [(1, 0)] * 20 + [(0, 1)] * 8 + [(1, 1)] * 100 + [(0, 0)] * 70
+    summaries = []
+    for index, name in enumerate(results):
+        path = tmp_path / f"{name}.csv"
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["deal", "won", "actions"])
+            writer.writerows([deal, won[index], "0"] for deal, won in enumerate(outcomes, 1))
+        summaries.append({"agent": name, "seeds": "x", "deals": "x", "rules": {"draw_count": 3}, "csv": str(path),
+                          "summary_path": str(tmp_path / f"{name}.json")})
+    row = paired_table(summaries).splitlines()[2]
+    assert row == f"| A | B | x | 100 | 20 | 8 | {sign_test_p(20, 8):.2g} |"
+    assert f"{sign_test_p(20, 8):.2g}" == "0.036"
+    assert f"{sign_test_p(20 + 85, 8 + 85):.2g}" not in row  # what counting the ties would print

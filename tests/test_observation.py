@@ -214,6 +214,35 @@ def test_every_card_has_exactly_one_place(any_rules):
 
 
 
+def test_hidden_plane_is_the_face_down_cards_and_the_undrawn_first_pass_stock():
+    """The ``information`` hidden plane (and ``game.hidden_cards``) against two counts made here,
+    without the kernels' own notion: from the position (the face-down cards of ``game.tableau``,
+    plus the stock while the first pass lasts) and from the game's history (every card not yet
+    seen face up in a column or the waste since the deal)."""
+    rng = np.random.default_rng(38)
+    checked = first_pass_stock = 0
+    for index in range(120):
+        game = Game.new(int(rng.integers(0, 2**63)), ALL_RULES[index % len(ALL_RULES)])
+        seen: set[int] = set()
+
+        def look():
+            seen.update(card for column in game.tableau for card, face_up in column if face_up)
+            seen.update(game.waste)
+
+        look()
+        for _ in random_playout(game, rng, int(rng.integers(0, 300))):
+            look()
+        face_down = {card for column in game.tableau for card, face_up in column if not face_up}
+        undrawn = set(game.stock) if game.passes == 1 else set()
+        expected = sorted(face_down | undrawn)
+        assert expected == sorted(set(range(52)) - seen)
+        assert np.flatnonzero(plane(observe(game, "information"), ob.P_HIDDEN)).tolist() == expected
+        assert game.hidden_cards() == expected
+        checked += 1
+        first_pass_stock += bool(undrawn and len(undrawn) < 24)
+    assert checked == 120 and first_pass_stock > 10  # part-drawn first-pass stocks were among them
+
+
 def test_scalars_are_the_documented_fractions(any_rules):
     """The scalar slots hold exactly ``float32(count / scale)`` (looked up from tables in the kernel)."""
     rng = np.random.default_rng(17)
