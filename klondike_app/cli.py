@@ -16,7 +16,9 @@ import importlib
 import sys
 
 # subcommand -> (module under klondike_app, one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {}
+COMMANDS: dict[str, tuple[str, str]] = {
+    "bench": ("bench", "speed and strength benchmarks: core, env, solver"),
+}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -168,7 +168,7 @@ def start_thread_pool() -> None:
     numba's OpenMP layer. Asleep at once (``OMP_WAIT_POLICY=PASSIVE``, the earlier choice), the
     worker took tens of µs to wake at every step on the idle VM: a two-thread step of one game
     cost 62-68 µs against ~10 µs when it spins ``THREAD_SPIN_COUNT`` rounds first (5-7 µs on one
-    thread; ``benchmarks.env.one_game_step_us``). The price of the
+    thread; ``klondike_app.benchmarks.env.one_game_step_us``). The price of the
     spin: next to another busy process, two threads step ~40% slower than one (README, "Speed").
     OpenMP reads the variables once, when numba loads it, so ``GOMP_SPINCOUNT`` is set for that
     moment only (other libraries loaded later keep their defaults), and not at all when the

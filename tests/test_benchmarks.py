@@ -1,6 +1,6 @@
-"""The benchmark sections' own logic on tiny inputs (their figures come from scripts/benchmark.py)."""
+"""The benchmark sections' own logic on tiny inputs (their figures come from `klondike bench`)."""
 
-from klondike_env.benchmarks import solver as solver_benchmark
+from klondike_app.benchmarks import solver as solver_benchmark
 
 
 def test_the_solver_section_reports_both_thread_counts_and_checks_every_verdict(monkeypatch):

@@ -1,10 +1,10 @@
 """Which reward trains best? Short MaskablePPO runs, one per reward, scored on the same deals.
 
-    python -m klondike_env.benchmarks.reward_choice --steps 100000 --deals 100
+    python -m klondike_app.benchmarks.reward_choice --steps 100000 --deals 100
 
 Each run trains ``MaskablePPO("MlpPolicy", KlondikeVecEnv(...))`` with one reward and
 the same seed and hyperparameters, then plays the deterministic masked policy on the
-first ``--deals`` deals of ``configs/seeds/val.txt`` (draw-3, 500-step limit) and
+first ``--deals`` deals of the ``val`` seed set (draw-3, 500-step limit) and
 reports wins and mean cards on the foundations. A markdown table is printed.
 """
 
@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
+from agents.evaluation import load_seed_set
 from klondike_env.env import KlondikeEnv
-
-VAL_SEEDS = Path(__file__).resolve().parents[2] / "configs" / "seeds" / "val.txt"
 
 
 def val_deals(count: int) -> list[int]:
-    lines = VAL_SEEDS.read_text().splitlines()
-    return [int(line) for line in lines if line.strip() and not line.startswith("#")][:count]
+    return load_seed_set("val")[1][:count]
 
 
 def score(model, deals: list[int]) -> tuple[int, float]:

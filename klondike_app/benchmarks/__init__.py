@@ -1,0 +1,1 @@
+"""Benchmark sections of ``klondike bench`` (each module exposes ``run(quick) -> str``)."""

@@ -1,1 +1,0 @@
-"""Benchmark sections for ``scripts/benchmark.py`` (each module exposes ``run(quick) -> str``)."""
