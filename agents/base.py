@@ -83,20 +83,27 @@ class PlayerView:
       during the first pass; all known after a recycle, since recycling keeps the order).
     * ``passes``, ``move_count``.
     * ``known_cards`` -- 52 booleans; ``hidden_cards`` -- ids of the cards never seen.
+    * ``stock_visible`` -- the stock-visible track (``PlayerView(game, stock_visible=True)``):
+      the stock's order is shown from the start, so ``stock`` holds no :data:`UNKNOWN`,
+      ``hidden_cards`` are the face-down tableau cards only, and :meth:`sample_world` shuffles
+      only those (in an order drawn from the random source alone, so a world never depends
+      on where the true face-down cards lie). Not the benchmark's protocol: published
+      players of draw 3 see the stock, and this track ranks against them.
+      :meth:`observe` still hides the unseen stock.
     """
 
     __slots__ = (
         "rules", "legal_mask", "legal_actions", "tableau", "foundations", "waste", "stock",
-        "passes", "move_count", "known_cards", "hidden_cards", "_sample_world", "_observe", "_action_name",
+        "passes", "move_count", "known_cards", "hidden_cards", "stock_visible", "_sample_world", "_observe", "_action_name",
         "_effect", "_fits_foundation", "_matches", "_position_hash",
     )
 
     PUBLIC = (
         "rules", "legal_mask", "legal_actions", "tableau", "foundations", "waste", "stock",
-        "passes", "move_count", "known_cards", "hidden_cards",
+        "passes", "move_count", "known_cards", "hidden_cards", "stock_visible",
     )
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, stock_visible: bool = False):
         # The position lives only in these closures, never in an attribute, and the
         # view never returns it: sample_world hands out a reshuffled copy.
         snapshot = game.copy()
@@ -113,16 +120,22 @@ class PlayerView:
         self.foundations = game.foundations
         self.waste = game.waste
         stock = game.stock
-        self.stock = stock if game.passes > 1 else (UNKNOWN,) * len(stock)
+        self.stock = stock if game.passes > 1 or stock_visible else (UNKNOWN,) * len(stock)
         self.passes = game.passes
         self.move_count = game.move_count
-        known = game.known_cards()
+        self.stock_visible = bool(stock_visible)
+        hidden = game.hidden_cards()
+        if stock_visible:
+            hidden = [card for column in game.tableau for card, up in column if not up]
+        known = np.ones(core.NUM_CARDS, bool)
+        known[hidden] = False
         known.flags.writeable = False
         self.known_cards = known
-        self.hidden_cards = tuple(game.hidden_cards())
+        self.hidden_cards = tuple(sorted(hidden))
+        shuffled = self.hidden_cards if stock_visible else None  # None: every hidden card
 
         def sample_world(rng=None) -> Game:
-            return snapshot.sample_world(rng)
+            return snapshot.sample_world(rng, shuffled)
 
         def observe(mode: str = "information", dtype: str = "float32") -> np.ndarray:
             from klondike_env.observation import observe as build_observation
@@ -140,8 +153,9 @@ class PlayerView:
         self._action_name = name
         self._effect = effect
         self._fits_foundation = lambda card: bool(core.fits_foundation(snapshot._state, card))
-        public = public_state(snapshot)
-        self._matches = lambda other: other.rules == snapshot.rules and np.array_equal(public_state(other), public)
+        public = public_state(snapshot, stock_visible)
+        self._matches = lambda other: other.rules == snapshot.rules and np.array_equal(
+            public_state(other, stock_visible), public)
         self._position_hash = snapshot.position_hash()
 
     # --- derived, public ------------------------------------------------------
@@ -213,12 +227,15 @@ class PlayerView:
         return f"<PlayerView move={self.move_count} foundations={sum(self.foundations)}/52 hidden={len(self.hidden_cards)}>"
 
 
-def public_state(game: Game) -> np.ndarray:
-    """The game's state array with every hidden card replaced by -1 (and the move count dropped)."""
+def public_state(game: Game, stock_visible: bool = False) -> np.ndarray:
+    """The game's state array with every hidden card replaced by -1 (and the move count dropped);
+    with ``stock_visible`` only the face-down tableau cards count as hidden."""
     state = game._state[: core.MOVES].copy()
     hidden = np.empty(core.NUM_CARDS, np.uint8)
     core.hidden_mask(game._state, hidden)
-    for start, stop in ((core.TABLEAU, core.COLUMN_LENGTH), (core.TALON, core.TALON_LENGTH)):
+    areas = ((core.TABLEAU, core.COLUMN_LENGTH),) if stock_visible else (
+        (core.TABLEAU, core.COLUMN_LENGTH), (core.TALON, core.TALON_LENGTH))
+    for start, stop in areas:
         cards = state[start:stop]
         cards[(cards >= 0) & (hidden[np.maximum(cards, 0)] == 1)] = -1
     return state
@@ -270,6 +287,8 @@ class Agent:
     name = "agent"
     #: True only for the oracle: it alone is handed the real game (an upper bound).
     sees_hidden_cards = False
+    #: True for an agent on the stock-visible track: its views show the stock's order.
+    sees_stock = False
     #: option name -> (type, default, help); values given as text are converted with the type.
     OPTIONS: dict[str, tuple[type, Any, str]] = {}
     #: option name -> its least value, for numeric options whose bound is above 0 (the default bound).
@@ -307,10 +326,11 @@ class Agent:
 def choose_action(agent: Agent, game: Game) -> int:
     """``agent``'s move in ``game``, as the harness asks for it: an agent that sees hidden cards
     (the oracle) is first handed a copy of the true game, a separate channel no other agent gets;
-    every agent then decides from the :class:`PlayerView` alone."""
+    every agent then decides from the :class:`PlayerView` alone (one that shows the stock's
+    order to an agent on the stock-visible track)."""
     if agent.sees_hidden_cards:
         agent.reveal(game.copy())
-    return agent.act(PlayerView(game))
+    return agent.act(PlayerView(game, stock_visible=agent.sees_stock))
 
 
 def _convert_option(agent: str, key: str, value: Any, kind: type, low: int = 0) -> Any:

@@ -26,6 +26,10 @@ costs nothing, since one recycle restores the talon, and afterwards only the fac
 tableau cards are left to sample. Hindsight search would not do this by itself, because every
 sampled world already shows the stock.
 
+``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
+from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
+results are labelled as that track. With unlimited passes it then has nothing to scout.
+
 Everything is seeded by the deal's seed and node budgets are deterministic, so a run is
 reproducible; a ``budget`` in seconds trades that for a bound on time.
 """
@@ -66,6 +70,8 @@ class DeterminizedAgent(Agent):
         "widen": (int, 0, "with unit=reveal, worlds solved after each legal action that no solution starts with (0: off)"),
         "by_class": (bool, False, "solve worlds over classes of positions (the solver's default since session 17); "
                                   "off: over positions, as the agent was benchmarked"),
+        "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
+                                   "tableau cards stay hidden); not the benchmark's protocol"),
     }
     MINIMUM = {"samples": 1}
 
@@ -76,6 +82,10 @@ class DeterminizedAgent(Agent):
                 raise AgentOptionError(f"bad value {getattr(self, option)!r} for option {option!r} of agent "
                                        f"'determinized': allowed values are {', '.join(allowed)}")
         self._fallback = GreedyAgent()
+
+    @property
+    def sees_stock(self) -> bool:
+        return self.see_stock
 
     def reset(self, deal: DealInfo) -> None:
         super().reset(deal)
@@ -133,10 +143,10 @@ class DeterminizedAgent(Agent):
         proposals: dict[tuple[int, int], tuple[list[int], set[int]]] = {}
 
         def propose(index: int, world: Game, line: list[int], prefix: list[int]) -> None:
-            if prefix and len(world.hidden_cards()) < hidden:  # the prefix's move showed a card
+            if prefix and unseen(world, self.see_stock) < hidden:  # the prefix's move showed a card
                 stretch, key = prefix, (view.position_hash(), prefix[0])
             else:
-                stretch, key = first_stretch(world, line, hidden)
+                stretch, key = first_stretch(world, line, hidden, self.see_stock)
                 stretch = prefix + stretch
             proposals.setdefault(key, (stretch, set()))[1].add(index)
 
@@ -303,18 +313,28 @@ class DeterminizedAgent(Agent):
         return won, lost
 
 
-def first_stretch(world: Game, line: list[int], hidden: int) -> tuple[list[int], tuple[int, int]]:
+def unseen(game: Game, see_stock: bool = False) -> int:
+    """How many of ``game``'s cards the player has not been shown: the hidden cards, or with
+    the stock shown (``see_stock``) the face-down tableau cards."""
+    if see_stock:
+        return sum(not up for column in game.tableau for _, up in column)
+    return len(game.hidden_cards())
+
+
+def first_stretch(world: Game, line: list[int], hidden: int,
+                  see_stock: bool = False) -> tuple[list[int], tuple[int, int]]:
     """The start of a winning ``line`` up to and including its first move that shows a hidden
-    card (of ``hidden`` hidden now), and the stretch's key: the public position before that
-    move and the move. Every move before it is legal in every world the player cannot tell
-    from ``world`` (legality never depends on a hidden card), so the stretch can be replayed
-    in any of them; the key names it whatever the route to that position.
+    card (of ``hidden`` hidden now, counted by :func:`unseen`), and the stretch's key: the
+    public position before that move and the move. Every move before it is legal in every
+    world the player cannot tell from ``world`` (legality never depends on a hidden card), so
+    the stretch can be replayed in any of them; the key names it whatever the route to that
+    position.
     """
     game = world.copy()
     for length, action in enumerate(line, start=1):
         before = game.position_hash()
         game.step(action)
-        if len(game.hidden_cards()) < hidden:
+        if unseen(game, see_stock) < hidden:
             return list(line[:length]), (before, int(action))
     return list(line), (game.position_hash(), -1)
 

@@ -351,6 +351,7 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
         "agent": agent.label,
         "agent_spec": agent_spec,
         "sees_hidden_cards": agent.sees_hidden_cards,
+        "sees_stock": agent.sees_stock,
         "seeds": seeds_name,
         "deals": f"{deals[0]}-{deals[-1]}" if deals == list(range(deals[0], deals[-1] + 1)) else f"{len(deals)} deals",
         "rules": asdict(rules),

@@ -15,6 +15,7 @@ from agents.evaluation import read_game_rows
 from klondike_env.cli import prepare_output_file
 
 UPPER_BOUND = " (upper bound: sees hidden cards)"
+STOCK_VISIBLE = " (stock-visible track: sees the stock's order)"
 
 
 def load_summaries(paths: list[str]) -> list[dict]:
@@ -34,7 +35,8 @@ def load_summaries(paths: list[str]) -> list[dict]:
 
 
 def display_name(summary: dict) -> str:
-    return summary["agent"] + (UPPER_BOUND if summary.get("sees_hidden_cards") else "")
+    return (summary["agent"] + (UPPER_BOUND if summary.get("sees_hidden_cards") else "")
+            + (STOCK_VISIBLE if summary.get("sees_stock") else ""))
 
 
 def deal_text(summary: dict) -> str:
@@ -79,7 +81,8 @@ def bar_chart(summaries: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = [display_name(s).replace(UPPER_BOUND, "\n(upper bound)") + f"\n{s.get('seeds', '')}" for s in summaries]
+    names = [display_name(s).replace(UPPER_BOUND, "\n(upper bound)").replace(STOCK_VISIBLE, "\n(sees the stock)")
+             + f"\n{s.get('seeds', '')}" for s in summaries]
     rates = [100 * s["win_rate"] for s in summaries]
     # max(0, ...): at 0 wins the Wilson bound is a rounding error above 0, and matplotlib rejects negative errors
     below = [max(0.0, 100 * (s["win_rate"] - s["win_rate_ci95"][0])) for s in summaries]

@@ -290,17 +290,32 @@ class Game:
         core.hidden_mask(self._state, hidden)
         return hidden.astype(bool)
 
-    def sample_world(self, rng: np.random.Generator | int | None = None) -> "Game":
+    def sample_world(self, rng: np.random.Generator | int | None = None, cards=None) -> "Game":
         """A game identical in all the player knows, its hidden cards shuffled uniformly.
 
         The hidden cards are permuted among the hidden positions; the sampled game's
         deck is the true deck under the same permutation, so replaying this game's
         actions on it reaches the sampled position. Its undo history starts empty.
+
+        ``cards`` shuffles only those cards (some of the hidden ones: the face-down cards
+        when the stock is shown). They are dealt to their places, tableau then talon, in
+        an order drawn over the cards sorted by id, so the world depends on ``rng``, the
+        set of cards and their places only, never on which of them lies where.
         """
         rng = np.random.default_rng(rng)
-        hidden = np.array(self.hidden_cards(), np.int32)
         relabel = np.arange(core.NUM_CARDS, dtype=np.int32)
-        relabel[hidden] = rng.permutation(hidden)
+        if cards is None:
+            hidden = np.array(self.hidden_cards(), np.int32)
+            relabel[hidden] = rng.permutation(hidden)
+        else:
+            chosen = np.zeros(core.NUM_CARDS, bool)
+            chosen[list(cards)] = True
+            state = self._state
+            live = [state[core.TABLEAU + core.COLUMN_SLOTS * col : core.TABLEAU + core.COLUMN_SLOTS * col
+                          + state[core.COLUMN_LENGTH + col]] for col in range(core.NUM_COLUMNS)]
+            placed = np.concatenate(live + [state[core.TALON : core.TALON + state[core.TALON_LENGTH]]])
+            placed = placed[chosen[placed]]  # the chosen cards in the order of their places
+            relabel[placed] = rng.permutation(np.flatnonzero(chosen).astype(np.int32))
         world = self.copy()
         world.deal = None
         world._history = []

@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     low, high = summary["win_rate_ci95"]
-    print(f"agent {summary['agent']}{'  (UPPER BOUND: sees hidden cards)' if summary['sees_hidden_cards'] else ''}")
+    print(f"agent {summary['agent']}{'  (UPPER BOUND: sees hidden cards)' if summary['sees_hidden_cards'] else ''}"
+          f"{'  (STOCK-VISIBLE TRACK: sees the stock order)' if summary['sees_stock'] else ''}")
     deals = summary["seeds"] + (f" ({summary['deals']})" if summary["deals"] != summary["seeds"] else "")
     print(f"deals {deals}, draw {args.draw}: "
           f"won {summary['wins']}/{summary['games']} = {summary['win_rate']:.1%} (95% CI {low:.1%}-{high:.1%})")

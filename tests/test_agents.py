@@ -110,7 +110,8 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are budget, by_class, candidates, check, keep, nodes, retry, reveal_margin, "
-                                  "samples, scout, tie_margin, tiebreak, unit, widen"),
+                                  "samples, scout, see_stock, tie_margin, tiebreak, unit, widen"),
+        ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:unit=move", "bad value 'move' for option 'unit' of agent 'determinized': allowed values are action, reveal"),
         ("determinized:tiebreak=best", "bad value 'best' for option 'tiebreak' of agent 'determinized': allowed values are solver, greedy"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
@@ -413,3 +414,51 @@ def test_move_kind_follows_the_action_table():
     assert kinds[:2] == ["draw", "recycle"]
     assert set(kinds[2:10]) == {"waste"} and set(kinds[10:17]) == {"column to foundation"}
     assert set(kinds[17:59]) == {"column to column"} and set(kinds[59:]) == {"foundation to column"}
+
+
+# --- the stock-visible track ------------------------------------------------------------
+def face_down(game: Game) -> list[int]:
+    return [card for column in game.tableau for card, up in column if not up]
+
+
+@pytest.mark.parametrize("unit", ["action", "reveal"])
+def test_stock_visible_determinized_never_reads_a_face_down_card(unit):
+    """With the stock shown, the face-down tableau cards stay hidden: at every decision of a
+    game, the agent (in the same state) plays the same move in a world whose face-down
+    cards lie elsewhere, the stock kept."""
+    import copy
+
+    agent = make_agent(f"determinized:samples=3,nodes=2000,see_stock=true,unit={unit}")
+    assert agent.sees_stock and not agent.sees_hidden_cards and "see_stock=True" in agent.label
+    agent.reset(DealInfo(seed=4, rules=Rules()))
+    game = Game.new(6)
+    moved = 0
+    for step in range(40):
+        if game.is_over:
+            break
+        other = game.sample_world(step, cards=face_down(game))
+        assert other.stock == game.stock and other.waste == game.waste
+        moved += face_down(other) != face_down(game)
+        twin = copy.deepcopy(agent)
+        action = agent.act(PlayerView(game, stock_visible=True))
+        assert twin.act(PlayerView(other, stock_visible=True)) == action, step
+        game.step(action)
+    assert moved >= 10
+
+
+def test_stock_visible_games_repeat_for_a_seed_and_are_labelled(tmp_path):
+    from agents.evaluation import evaluate
+    from agents.reporting import display_name
+
+    spec = "determinized:samples=3,nodes=2000,see_stock=true"
+    first = play_deals(spec, [2, 3], Rules(), seed=5, progress=False)
+    second = play_deals(spec, [2, 3], Rules(), seed=5, progress=False)
+    assert [r.actions for r in first] == [r.actions for r in second]
+    from agents.determinized import scouting_draw
+
+    assert scouting_draw(PlayerView(Game.new(2))) and not scouting_draw(PlayerView(Game.new(2), stock_visible=True))
+    _, summary = evaluate(spec, "2-2", seed=5, out_dir=tmp_path, progress=False)
+    assert summary["sees_stock"] and not summary["sees_hidden_cards"]
+    assert "stock-visible track" in display_name(summary)
+    _, plain = evaluate("greedy", "2-2", out_dir=tmp_path, progress=False)
+    assert not plain["sees_stock"] and display_name(plain) == "greedy"

@@ -97,3 +97,32 @@ def test_effect_of_an_illegal_action_is_an_error():
     illegal = next(a for a in range(87) if not view.legal_mask[a])
     with pytest.raises(ValueError, match="not legal"):
         view.effect(illegal)
+
+
+def _face_down(game: Game) -> list[int]:
+    return [card for column in game.tableau for card, up in column if not up]
+
+
+@pytest.mark.parametrize("deal,moves", [(1, 0), (3, 30), (5, 200)])
+def test_stock_visible_view_shows_the_stock_and_hides_the_face_down_cards(deal, moves):
+    game = played(deal, moves, seed=deal)
+    view = PlayerView(game, stock_visible=True)
+    assert view.stock_visible and view.stock == game.stock and UNKNOWN not in view.stock
+    assert view.hidden_cards == tuple(sorted(_face_down(game)))
+    assert np.array_equal(~view.known_cards, np.isin(np.arange(52), _face_down(game)))
+    for seed in range(3):
+        other_game = game.sample_world(seed, cards=_face_down(game))  # face-down cards elsewhere, stock kept
+        other = PlayerView(other_game, stock_visible=True)
+        for name, value in view.public_values().items():
+            assert _equal(value, other.public_values()[name]), name
+        for action in view.legal_actions:
+            assert view.effect(action) == other.effect(action)
+        assert view.matches(other_game) and other.matches(game)
+        # a world depends on the seed and what the player is shown, not on where the cards lie
+        assert view.sample_world(seed) == other.sample_world(seed)
+        world = view.sample_world(seed)
+        assert world.stock == game.stock and world.waste == game.waste and view.matches(world)
+    if _face_down(game):
+        assert any(view.sample_world(seed) != game for seed in range(5))
+        stock_moved = game.sample_world(0)  # the stock reshuffled too: no longer this view's world
+        assert stock_moved.stock == game.stock or not view.matches(stock_moved)
