@@ -18,6 +18,7 @@ import sys
 # subcommand -> (module under klondike_app, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("bench", "speed and strength benchmarks: core, env, solver"),
+    "benchmark-table": ("benchmark_table", "rewrite the results tables of BENCHMARK.md and README.md from the committed summaries"),
 }
 
 

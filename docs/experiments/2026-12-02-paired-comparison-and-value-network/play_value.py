@@ -1,6 +1,6 @@
-"""Session 22 (scratch, kept as the record): one-move lookahead on the learned value.
+"""Script of the experiment record docs/experiments/2026-12-02-paired-comparison-and-value-network.md (written for the code of commit 352b225): one-move lookahead on the learned value.
 
-    python docs/training/session22/play_value.py V.pt SEEDS WORLDS BETA
+    python docs/experiments/2026-12-02-paired-comparison-and-value-network/play_value.py V.pt SEEDS WORLDS BETA
 
 Each legal move is scored by the mean V of the positions after it, over WORLDS worlds sampled
 from the player's view when the move shows a card the player has not seen (one otherwise: the

@@ -1,7 +1,7 @@
-"""Session 23 (scratch, kept as the record): direct search of per-move-kind logit biases for the committed policy's
+"""Script of the experiment record docs/experiments/2026-12-02-symmetric-refinement-and-logit-bias.md (written for the code of commit 7c92696): direct search of per-move-kind logit biases for the committed policy's
 argmax + breaker win rate on training deals (coordinate search), then save the tuned model.
 
-    python docs/training/session23/bias_search.py FIRST LAST OUT_DIR
+    python docs/experiments/2026-12-02-symmetric-refinement-and-logit-bias/bias_search.py FIRST LAST OUT_DIR
 
 4000 deals take about a minute per candidate on 2 cores."""
 import sys, time, shutil, numpy as np, torch

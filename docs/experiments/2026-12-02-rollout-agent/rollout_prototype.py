@@ -1,10 +1,10 @@
-"""Session 24 (scratch, kept as the record): the prototype of agents/rollout.py -- the committed
+"""Script of the experiment record docs/experiments/2026-12-02-rollout-agent.md (written for the code of commit 690139e): the prototype of agents/rollout.py -- the committed
 policy's own rollouts in worlds sampled from the view, scored by the progress rewards plus the
 privileged critic's value at the horizon -- used to pick the agent's settings on val deals
-1001-1200 before the harness runs (docs/training/session24/rule.txt).
+1001-1200 before the harness runs (docs/experiments/2026-12-02-rollout-agent/selection_rule.txt).
 
-    python docs/training/session24/rollout_prototype.py 1001 1201 stall=150 depth=10   # B
-    python docs/training/session24/rollout_prototype.py 1001 1201 confident=0.0         # the policy alone
+    python docs/experiments/2026-12-02-rollout-agent/rollout_prototype.py 1001 1201 stall=150 depth=10   # B
+    python docs/experiments/2026-12-02-rollout-agent/rollout_prototype.py 1001 1201 confident=0.0         # the policy alone
 
 Prints one line per deal (deal, won, foundation cards, decisions, searched decisions, longest stall,
 seconds) and WINS at the end. Differences from the agent: the rewards are written out (the

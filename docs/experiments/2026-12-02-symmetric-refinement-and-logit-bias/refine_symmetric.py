@@ -1,9 +1,9 @@
-"""Session 23 (scratch, kept as the record): session 20's refinement seen through symmetries.
+"""Script of the experiment record docs/experiments/2026-12-02-symmetric-refinement-and-logit-bias.md (written for the code of commit 1aed05b): the refinement of 2026-12-01-solver-labelled-blunders seen through symmetries.
 
-    python docs/training/session23/refine_symmetric.py MODEL.zip LABELS.npz OUT.zip EPOCHS
+    python docs/experiments/2026-12-02-symmetric-refinement-and-logit-bias/refine_symmetric.py MODEL.zip LABELS.npz OUT.zip EPOCHS
 
-LABELS.npz is ``scripts/label_moves.py``'s output. As in ``refine.py`` (docs/training/what_was_tried.md,
-session 20) the actor is fit to pi0(a) * (1[share(a) >= best - 0.25] + 0.001), pi0 the starting
+LABELS.npz is ``scripts/label_moves.py``'s output. As in ``refine.py`` (docs/experiments/2026-12-01-solver-labelled-blunders.md,
+2026-12-01-solver-labelled-blunders) the actor is fit to pi0(a) * (1[share(a) >= best - 0.25] + 0.001), pi0 the starting
 policy, positions where the shares differ weighted x10, a tenth of the deals held out. New: each
 row is seen through a random symmetry of the rules (columns permuted, clubs<->spades and/or
 diamonds<->hearts; a quarter of the rows as they are), its target the canonical view's target
@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "session22"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "2026-12-02-paired-comparison-and-value-network"))
 from fit_value import SUIT_SWAPS, symmetry_index  # noqa: E402  (the "information" part's index map)
 
 from klondike_env import core  # noqa: E402

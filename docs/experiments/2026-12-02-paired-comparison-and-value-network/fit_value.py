@@ -1,6 +1,6 @@
-"""Session 22 (scratch, kept as the record): fit V(observation) = P(true deal still solved).
+"""Script of the experiment record docs/experiments/2026-12-02-paired-comparison-and-value-network.md (written for the code of commit 352b225): fit V(observation) = P(true deal still solved).
 
-    python docs/training/session22/fit_value.py OUT.pt EPOCHS DATA.npz [DATA.npz ...]
+    python docs/experiments/2026-12-02-paired-comparison-and-value-network/fit_value.py OUT.pt EPOCHS DATA.npz [DATA.npz ...]
 
 An MLP on the "information" observation, binary cross-entropy, every 20th deal held out. Each
 batch is split in eight parts, each seen through a random symmetry of the rules (columns

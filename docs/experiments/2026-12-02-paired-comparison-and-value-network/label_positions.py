@@ -1,7 +1,7 @@
-"""Session 22 (scratch, kept as the record): sampled games of the committed policy, every distinct
+"""Script of the experiment record docs/experiments/2026-12-02-paired-comparison-and-value-network.md (written for the code of commit 352b225): sampled games of the committed policy, every distinct
 position labelled by whether the true deal is still solved.
 
-    python docs/training/session22/label_positions.py FIRST LAST OUT.npz   (from the repository root)
+    python docs/experiments/2026-12-02-paired-comparison-and-value-network/label_positions.py FIRST LAST OUT.npz   (from the repository root)
 
 Writes observations ("information", uint8), labels (1 solved, 0 not), deals and move numbers.
 Winnability never grows along a game, so one bisection per lost game
