@@ -27,10 +27,10 @@ __all__ = [
     "parse_deck",
 ]
 
-# --- Gymnasium registration (issue 3) ----------------------------------------
+# --- Gymnasium registration ------------------------------------------------
 import gymnasium as _gymnasium
 
-ENV_ID = "klondike_env/Klondike-v0"
+ENV_ID = "klondike_env/Klondike-v1"
 if ENV_ID not in _gymnasium.registry:
     _gymnasium.register(
         id=ENV_ID,

@@ -282,15 +282,16 @@ class KlondikeEnv(gym.Env):
     :class:`~klondike_env.game.IllegalActionError`); ``illegal_penalty=-0.1``;
     ``render_mode=None | "ansi" | "rgb_array"``; ``deals=None`` (a sequence of deal
     numbers to cycle through). Unknown keywords raise ``ValueError``.
-    ``gymnasium.make("klondike_env/Klondike-v0", max_episode_steps=m)`` adds Gymnasium's
+    ``gymnasium.make("klondike_env/Klondike-v1", max_episode_steps=m)`` adds Gymnasium's
     own ``TimeLimit(m)`` on top of the env's limit.
 
     ## Version History
-    * v0: initial version. Later, with observations unchanged by default: the ``"+actions"``
-      observation modes (per-action features, session 3); the ``observation_dtype`` keyword
-      (``"uint8"`` observations); the ``"+full"`` observation modes (session 14); the
-      ``"vegas"`` stake is paid on the first step even when that action is illegal (session 23;
-      before, an illegal first action skipped it).
+    * v1: with ``reward="vegas"`` the −52 stake is paid on the first step of an episode even
+      when that step's action is illegal (in v0 an illegal first action skipped it, so the
+      return was not the Vegas score). Nothing else changed.
+    * v0: initial version. Added within v0, without changing the defaults' behaviour: the
+      ``"+actions"`` observation modes (per-action features), the ``observation_dtype`` keyword
+      (``"uint8"`` observations) and the ``"+full"`` observation modes.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}

@@ -2,9 +2,9 @@
 
 numba (``cache=True``) checks a cached kernel against its own source file only. A kernel that
 calls a kernel of another module compiles the callee into itself, and keeps that old callee
-after the other module changes: after session 14's change to ``observation.encode`` the cached
-``vector.py`` step still wrote the old observation, and after session 23's change to
-``env.play_step`` the batched env still paid the old rewards. Anyone who edits a kernel module
+after the other module changes: a change to ``observation.encode`` leaves the cached
+``vector.py`` step writing the old observation, a change to ``env.play_step`` leaves the batched
+env paying the old rewards. Anyone who edits a kernel module
 or pulls a new version into an editable install would meet the same silent mismatch. So when
 the sources of the kernel modules differ from those the cache was built from, every cached
 kernel of the package is dropped (numba then compiles afresh, about a minute), and the new

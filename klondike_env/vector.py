@@ -294,7 +294,7 @@ class KlondikeBatch:
 class KlondikeVectorEnv(VectorEnv):
     """N Klondike games stepped by one compiled call (Gymnasium 1.x ``VectorEnv``).
 
-    ``gymnasium.make_vec("klondike_env/Klondike-v0", num_envs=N,
+    ``gymnasium.make_vec("klondike_env/Klondike-v1", num_envs=N,
     vectorization_mode="vector_entry_point", **env_kwargs)``. Same-step autoreset
     (``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``): a finished game is
     re-dealt inside the step; its last observation is ``infos["final_obs"][i]`` and its
@@ -387,6 +387,6 @@ class KlondikeVectorEnv(VectorEnv):
 
 
 def make_vector_env(num_envs: int = 1, **kwargs) -> KlondikeVectorEnv:
-    """The ``vector_entry_point`` of ``klondike_env/Klondike-v0``."""
+    """The ``vector_entry_point`` of ``klondike_env/Klondike-v1``."""
     return KlondikeVectorEnv(num_envs, **kwargs)
 

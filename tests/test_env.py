@@ -52,12 +52,18 @@ def one_card_from_winning() -> np.ndarray:
 
 # --- registration and construction ------------------------------------------------------
 def test_registered_on_import_with_rules_as_keywords():
-    env = gym.make("klondike_env/Klondike-v0", draw_count=1, max_passes=3, empty_column="any",
+    env = gym.make("klondike_env/Klondike-v1", draw_count=1, max_passes=3, empty_column="any",
                    foundation_to_tableau=False)
     assert env.unwrapped.rules == Rules(draw_count=1, max_passes=3, empty_column="any", foundation_to_tableau=False)
-    assert klondike_env.ENV_ID == "klondike_env/Klondike-v0"
-    assert gym.make("klondike_env/Klondike-v0").unwrapped.rules == Rules()
+    assert klondike_env.ENV_ID == "klondike_env/Klondike-v1"
+    assert gym.make("klondike_env/Klondike-v1").unwrapped.rules == Rules()
     assert env.action_space == gym.spaces.Discrete(87)
+
+
+def test_the_superseded_version_points_to_the_current_one():
+    # v0 paid no Vegas stake after an illegal first action (the Version History in env.py)
+    with pytest.raises(gym.error.DeprecatedEnv, match="Klondike-v1"):
+        gym.make("klondike_env/Klondike-v0")
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -85,10 +91,10 @@ def test_gymnasium_check_env():
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the checker's warnings count as failures here
-        check_env(gym.make("klondike_env/Klondike-v0").unwrapped, skip_render_check=False)
-        check_env(gym.make("klondike_env/Klondike-v0", observation="visible", reward="standard").unwrapped)
-        check_env(gym.make("klondike_env/Klondike-v0", observation_dtype="uint8").unwrapped)
-        check_env(gym.make("klondike_env/Klondike-v0", observation="information+actions",
+        check_env(gym.make("klondike_env/Klondike-v1").unwrapped, skip_render_check=False)
+        check_env(gym.make("klondike_env/Klondike-v1", observation="visible", reward="standard").unwrapped)
+        check_env(gym.make("klondike_env/Klondike-v1", observation_dtype="uint8").unwrapped)
+        check_env(gym.make("klondike_env/Klondike-v1", observation="information+actions",
                            observation_dtype="uint8").unwrapped)
 
 

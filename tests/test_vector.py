@@ -25,7 +25,7 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: fl
 
 
 def test_make_vec_vector_entry_point():
-    envs = gym.make_vec("klondike_env/Klondike-v0", num_envs=4, vectorization_mode="vector_entry_point",
+    envs = gym.make_vec("klondike_env/Klondike-v1", num_envs=4, vectorization_mode="vector_entry_point",
                         draw_count=1, observation="visible")
     assert isinstance(envs.unwrapped, KlondikeVectorEnv)
     assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
@@ -260,7 +260,7 @@ def test_threads_give_the_same_results(kwargs):
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
 
     def run(num_threads):
-        envs = gym.make_vec("klondike_env/Klondike-v0", num_envs=33, vectorization_mode="vector_entry_point",
+        envs = gym.make_vec("klondike_env/Klondike-v1", num_envs=33, vectorization_mode="vector_entry_point",
                             num_threads=num_threads, **kwargs)
         assert envs.unwrapped.batch.num_threads == num_threads
         obs, infos = envs.reset(seed=4)
