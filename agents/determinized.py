@@ -11,7 +11,7 @@ first actions disagree, every candidate is also solved in the worlds that chose 
 winning in as many worlds (exact ties are common: every world is solved with all its cards
 known), ``tiebreak=greedy`` plays the greedy agent's choice -- a card home or turned up before
 a draw -- instead of the move most solutions start with and then the lowest id, which favours
-drawing (``tiebreak=solver``, the rule before session 4).
+drawing (``tiebreak=solver``).
 
 Plans are reused: after the chosen action the worlds where it wins are stepped along with
 their winning lines; at the next decision those still consistent with the view (no newly
@@ -42,10 +42,10 @@ from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
 from klondike_env.solver import SolveStatus, solve
 
-# The solver's schedule before session 10 (probes after 50,000 positions, the best-first search
-# after 150,000: never within the default budgets): the agent was tuned and benchmarked with it.
-# The solver's own default (both after 2,000) decides more worlds in the same budget, but with
-# it the agent took 1.6x the time for no significant gain (BENCHMARK.md, session 10).
+# The agent's own solver schedule (probes after 50,000 positions, the best-first search after
+# 150,000: never within the default budgets), with which it was tuned and benchmarked. The
+# solver's default (both after 2,000) decides more worlds in the same budget, but takes the agent
+# 1.6x the time for no significant gain (docs/experiments/2026-11-29-benchmark-history.md).
 SOLVER_PROBE_AFTER = 50_000
 SOLVER_BEST_AFTER = 150_000
 
@@ -54,7 +54,7 @@ class DeterminizedAgent(Agent):
     name = "determinized"
     OPTIONS = {
         "samples": (int, 20, "worlds sampled per decision"),
-        "nodes": (int, 30000, "solver positions per world (deterministic budget; 10000 before session 6)"),
+        "nodes": (int, 30000, "solver positions per world (a deterministic budget)"),
         "budget": (float, 0.0, "solver seconds per world, 0 for none (timing-dependent when set)"),
         "keep": (int, 5, "re-sample when fewer winning plans than this survive (0: every decision)"),
         "check": (bool, True, "when worlds disagree, try every candidate first action in every world"),
@@ -68,7 +68,7 @@ class DeterminizedAgent(Agent):
                                 "of play up to and including the next move that shows a hidden card)"),
         "candidates": (int, 3, "with unit=reveal, how many of the stretches best on half the worlds are tried in all"),
         "widen": (int, 0, "with unit=reveal, worlds solved after each legal action that no solution starts with (0: off)"),
-        "by_class": (bool, False, "solve worlds over classes of positions (the solver's default since session 17); "
+        "by_class": (bool, False, "solve worlds over classes of positions (the solver's default); "
                                   "off: over positions, as the agent was benchmarked"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
