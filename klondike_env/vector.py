@@ -169,7 +169,7 @@ def start_thread_pool() -> None:
     worker took tens of µs to wake at every step on the idle VM: a two-thread step of one game
     cost 62-68 µs against ~10 µs when it spins ``THREAD_SPIN_COUNT`` rounds first (5-7 µs on one
     thread; ``klondike_app.benchmarks.env.one_game_step_us``). The price of the
-    spin: next to another busy process, two threads step ~40% slower than one (README, "Speed").
+    spin: next to another busy process, two threads step ~40% slower than one (docs/env.md, "Batched envs").
     OpenMP reads the variables once, when numba loads it, so ``GOMP_SPINCOUNT`` is set for that
     moment only (other libraries loaded later keep their defaults), and not at all when the
     user set it or ``OMP_WAIT_POLICY``, or numba's pool already runs (its settings stand).

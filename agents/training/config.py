@@ -111,7 +111,7 @@ PRETRAIN_DEFAULTS: dict[str, Any] = {
     # validation): imitation accuracy tells clones that play 13% and 16% apart poorly
     "select": "holdout",
     # fit only the recorded games that were won: self-imitation, cloning the policy's own wins
-    # (scripts/evaluate_policy.py with sampled actions writes such games, see README "Training")
+    # (scripts/evaluate_policy.py with sampled actions writes such games, see docs/training.md)
     "won_only": False,
 }
 
