@@ -27,14 +27,15 @@ def _imports_numba(source: bytes) -> bool:
 
 
 def sources_digest(package: Path) -> str:
-    """A digest of the package's modules that compile kernels (those importing numba), each
-    file read once: this runs at every import, pool workers' included."""
+    """A digest of the package's modules that compile kernels (those importing numba), and of
+    every module of a subpackage that holds one (its kernels read constants from its other
+    modules, which numba compiles in), each file read once: this runs at every import, pool
+    workers' included."""
+    sources = {path: path.read_bytes() for path in sorted(package.rglob("*.py")) if "__pycache__" not in path.parts}
+    kernel_folders = {path.parent for path, source in sources.items() if _imports_numba(source)} - {package}
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        source = path.read_bytes()
-        if _imports_numba(source):
+    for path, source in sources.items():
+        if _imports_numba(source) or path.parent in kernel_folders:
             digest.update(path.relative_to(package).as_posix().encode() + b"\0" + source + b"\0")
     return digest.hexdigest()
 

@@ -79,7 +79,7 @@ def twin_check(positions: int, seed: int = 0, node_limit: int = 50_000, rules: R
 
 
 def class_check(positions: int, seed: int = 0, node_limit: int = 50_000, rules: Rules | None = None) -> dict[str, int]:
-    """The class search (``klondike_env/quotient_search.py``) against the position search."""
+    """The class search (``klondike_env/solver/classes.py``) against the position search."""
     return compare_searches(positions, seed, node_limit, rules, {"by_class": True}, {"by_class": False},
                             "class search")
 

@@ -178,7 +178,8 @@ def main(argv=None) -> int:
                         help="transposition table per worker, at least 1 (default 512)")
     parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv), or --merge's output")
     parser.add_argument("--positions", action="store_true",
-                        help="search positions, not classes of positions (solve's by_class=False, as before session 17)")
+                        help="search positions, not classes of positions "
+                             "(solve's by_class=False: the same verdicts, usually more nodes)")
     parser.add_argument("--threads", type=int, default=1, choices=(1, 2),
                         help="2: a second thread shares the class search and runs the helper searches "
                              "(solve's threads=2; for one deal, or one worker on a 2-core machine)")

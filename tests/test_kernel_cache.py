@@ -42,3 +42,16 @@ def test_a_cache_kept_elsewhere_is_left_alone(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "elsewhere"))
     assert not drop_stale_kernel_caches(package)
     assert sorted(package.rglob("*.nb[ic]")) == kept
+
+
+def test_a_module_beside_kernels_in_a_subpackage_counts(tmp_path, monkeypatch):
+    # the solver's kernels read constants from modules of their subpackage that import no numba
+    # (numba compiles those values in): a change there must drop the caches too
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    package = make_package(tmp_path / "pkg")
+    (package / "sub" / "constants.py").write_text("DEPTH = 10\n")
+    drop_stale_kernel_caches(package)
+    cache_files(package)
+    (package / "sub" / "constants.py").write_text("DEPTH = 12\n")
+    assert drop_stale_kernel_caches(package)
+    assert not list(package.rglob("*.nb[ic]"))

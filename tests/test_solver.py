@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import csv
+import importlib
+import pkgutil
 
 import numpy as np
 import pytest
 
+import klondike_env.solver
 from klondike_env import Game, Rules, SolveResult, SolveStatus, core, parse_card, solve
-from klondike_env import solver as solver_module
 from klondike_env.data import verdict_file
-from klondike_env.solver import SolverInputError
+from klondike_env.solver import SolverInputError, api, best_first, classes, depth_first, keys, schedule, table
+
+SOLVER_MODULES = [importlib.import_module(f"klondike_env.solver.{info.name}")
+                  for info in pkgutil.iter_modules(klondike_env.solver.__path__)]
+
+
+def tune(monkeypatch, **values) -> None:
+    """Set the solver's tunable constants (and classes) for one test, in every module of the
+    package that imported them."""
+    for name, value in values.items():
+        holders = [module for module in SOLVER_MODULES if hasattr(module, name)]
+        assert holders, name
+        for module in holders:
+            monkeypatch.setattr(module, name, value)
 
 
 # Deals pinned by solving with a variant of the rules that forbids the move (found by
@@ -120,7 +135,7 @@ def test_king_buried_on_its_ace_with_no_way_round_is_unsolvable():
 
 def test_a_card_buried_above_its_lower_suit_card_and_both_holders_is_unsolvable():
     # Deal 110: a card with a lower card of its suit and both of its holders beneath it in
-    # its column can never leave it (the solver module docstring has the proof).
+    # its column can never leave it (docs/solver.md has the proof).
     result = solve(110)
     assert result.status == SolveStatus.UNSOLVABLE and result.nodes == 1
     # The same by hand: 7C covers 4C and both red 8s; the rest waits in the talon.
@@ -134,7 +149,7 @@ def test_a_card_buried_above_its_lower_suit_card_and_both_holders_is_unsolvable(
 
 def test_a_deadlock_across_two_columns_is_unsolvable_at_the_root():
     # QD covers KS over JD, QH covers KC over JH: each queen's only free holder is under the
-    # other queen, and its lower card is beneath it (module docstring, "stuck for good").
+    # other queen, and its lower card is beneath it (docs/solver.md, "Cards stuck for good").
     # No single column shows a card with its lower card and both holders beneath it.
     columns = [["JD!", "KS!", "QD"], ["JH!", "KC!", "QH"]]
     for rules in (Rules(), Rules(foundation_to_tableau=False)):
@@ -152,7 +167,7 @@ def test_kings_waiting_for_an_empty_column_that_never_comes_are_unsolvable_at_th
     # Each king covers the five of its suit and a queen; each jack lies on the six of its suit
     # and needs a queen of the other colour, all four under the kings. A king leaves only for an
     # empty column, and every other column holds a card that cannot leave before a king does
-    # (module docstring, "stuck for good", the empty-column way out).
+    # (docs/solver.md, "Cards stuck for good", the empty-column way out).
     kings = [["QD!", "5H!", "KH"], ["QC!", "5S!", "KS"], ["QH!", "5D!", "KD"], ["QS!", "5C!", "KC"]]
 
     def position(columns):
@@ -172,7 +187,7 @@ def test_talon_cards_that_draws_never_reach_are_unsolvable_at_the_root():
     # Only JS, KS, QS are out, in the talon in that draw order. Draw-3 brings only QS to the
     # waste top; QS cannot go home before JS, and its holders (red kings) are home for good
     # when worrying back is forbidden. No other talon card can leave first, so JS and KS are
-    # never reached (module docstring, "stuck for good", talon cards).
+    # never reached (docs/solver.md, "Cards stuck for good", talon cards).
     talon = ["JS", "KS", "QS"]
     forbidden = Rules(foundation_to_tableau=False)
     game = make_position([], foundations=(13, 13, 13, 10), talon=talon, rules=forbidden)
@@ -192,7 +207,7 @@ def test_talon_cards_that_draws_never_reach_are_unsolvable_at_the_root():
 def test_the_stuck_card_check_never_fires_on_the_way_to_a_win(draw_count):
     # every position of a replayed winning line can be won: the check must pass all of them
     # (it is sound at any position, though the search only asks it at the root)
-    from klondike_env.solver import _stuck_for_good
+    from klondike_env.solver.stuck import stuck_for_good
 
     rules = Rules(draw_count=draw_count)
     checked = 0
@@ -202,7 +217,7 @@ def test_the_stuck_card_check_never_fires_on_the_way_to_a_win(draw_count):
         if result.status != SolveStatus.SOLVED:
             continue
         for action in result.actions:
-            assert not _stuck_for_good(game._state, game._rules_array), (deal, game.move_count)
+            assert not stuck_for_good(game._state, game._rules_array), (deal, game.move_count)
             game.step(action)
             checked += 1
     assert checked > 2000
@@ -211,7 +226,7 @@ def test_the_stuck_card_check_never_fires_on_the_way_to_a_win(draw_count):
 @pytest.mark.parametrize("draw_count", [3, 1])
 def test_the_stuck_card_check_never_fires_on_a_deal_known_to_be_won(draw_count):
     # every SOLVED deal of the verdict file has a replayed win: the root check must pass it
-    from klondike_env.solver import _stuck_for_good
+    from klondike_env.solver.stuck import stuck_for_good
 
     rules = Rules(draw_count=draw_count)
     with verdict_file(draw_count).open() as handle:
@@ -219,9 +234,9 @@ def test_the_stuck_card_check_never_fires_on_a_deal_known_to_be_won(draw_count):
     fired = {status: 0 for status in ("SOLVED", "UNSOLVABLE", "UNKNOWN")}
     for row in rows:
         game = Game.new(int(row["deal"]), rules)
-        fired[row["status"]] += bool(_stuck_for_good(game._state, game._rules_array))
+        fired[row["status"]] += bool(stuck_for_good(game._state, game._rules_array))
     assert fired["SOLVED"] == 0
-    assert fired["UNSOLVABLE"] >= 60  # and it does fire: on 89 (draw-3) and 72 (draw-1) lost deals (session 13)
+    assert fired["UNSOLVABLE"] >= 60  # and it does fire: on 89 (draw-3) and 72 (draw-1) lost deals
 
 
 def test_hand_built_position_that_needs_worrying_back():
@@ -358,12 +373,12 @@ def test_verdicts_match_a_search_without_pruning(options, by_class):
     assert compared[False] >= (0 if rules.empty_column == "any" else 3)
 
 
-# --- the twin merge of the key (module docstring) --------------------------------
+# --- the twin merge of the key (docs/solver.md) ----------------------------------
 def position_key(game: Game, key_flags: int) -> tuple[int, ...]:
-    key = np.empty(solver_module.KEY_WORDS, np.int64)
+    key = np.empty(keys.KEY_WORDS, np.int64)
     talon_index = np.arange(core.NUM_CARDS, dtype=np.int32)  # any fixed talon numbering will do here
-    solver_module._search_key(game._state, game._rules_array, talon_index, bool(key_flags & solver_module.KEY_LIMITED),
-                              bool(key_flags & solver_module.KEY_EXACT_TWINS), key, np.empty(7, np.int64),
+    keys.search_key(game._state, game._rules_array, talon_index, bool(key_flags & keys.KEY_LIMITED),
+                              bool(key_flags & keys.KEY_EXACT_TWINS), key, np.empty(7, np.int64),
                               np.empty(7, np.int64))
     return tuple(int(word) for word in key)
 
@@ -380,7 +395,7 @@ def columns_with_the_rest_dealt(columns) -> Game:
 
 
 def test_the_key_merges_swapped_twins_off_the_head_and_exact_twins_keeps_them_apart():
-    exact = solver_module.KEY_EXACT_TWINS
+    exact = keys.KEY_EXACT_TWINS
     layout = columns_with_the_rest_dealt
     # 8S and 8C each lie on a red nine, QS and QC on red kings: swapping either pair changes no head
     one = layout([["2D!", "9H", "8S", "7D"], ["3D!", "9D", "8C"], ["KH", "QS"], ["KD", "QC"]])
@@ -409,7 +424,7 @@ def test_property_the_twin_merge_never_changes_a_verdict(options, lost, merged):
     assert counts["lost"] >= lost and counts["merged"] >= merged, counts
 
 
-# --- the class search (klondike_env/quotient_search.py) -----------------------------
+# --- the class search (klondike_env/solver/classes.py) -----------------------------
 def covered_nine_position() -> Game:
     """9H (next on hearts) lies under 8C, which cannot go home (7C is face down under TH, and
     TH can only go home after 9H); 8C's other holder, 9D, is uncovered. Everything else is in
@@ -420,31 +435,27 @@ def covered_nine_position() -> Game:
 
 
 def test_class_sets_count_what_every_arrangement_shares():
-    from klondike_env import quotient_search as qs
-
     game = covered_nine_position()
-    state, column_cards, down_masks, _ = qs.root_class(game._state)
+    state, column_cards, down_masks, _ = classes.root_class(game._state)
     assert list(state[core.COLUMN_DOWN : core.COLUMN_DOWN + 7]) == [0, 0, 2, -1, -1, -1, -1]
-    face_up, sitters, empty = qs._class_sets(state, column_cards, down_masks)
+    face_up, sitters, empty = classes._class_sets(state, column_cards, down_masks)
     cards = {text: 1 << parse_card(text) for text in ("9H", "8C", "9D", "TH", "7C", "JC")}
     assert face_up == cards["9H"] | cards["8C"] | cards["9D"] | cards["TH"]
     assert sitters == cards["8C"]  # 9H, 9D and TH are their columns' bases
     assert empty == 4
     # 8C lies on 9H here, but could lie on 9D: 9H can be uncovered; with 9D home it could not
-    assert qs._can_uncover(parse_card("9H"), face_up, sitters)
-    assert not qs._can_uncover(parse_card("9H"), face_up & ~cards["9D"], sitters)
+    assert classes._can_uncover(parse_card("9H"), face_up, sitters)
+    assert not classes._can_uncover(parse_card("9H"), face_up & ~cards["9D"], sitters)
     # a black eight arriving finds a red nine free whichever 8C takes, but not with 9D gone
-    assert qs._room_for(parse_card("8S"), face_up, sitters, empty)
-    assert not qs._room_for(parse_card("8S"), face_up & ~cards["9D"], sitters, empty)
-    assert qs._room_for(parse_card("KS"), face_up, sitters, empty)
+    assert classes._room_for(parse_card("8S"), face_up, sitters, empty)
+    assert not classes._room_for(parse_card("8S"), face_up & ~cards["9D"], sitters, empty)
+    assert classes._room_for(parse_card("KS"), face_up, sitters, empty)
 
 
 def test_a_covered_card_goes_home_after_one_move_within_its_class():
-    from klondike_env import quotient_search as qs
-
     game = covered_nine_position()
-    home = (qs.CARD_HOME << qs._KIND_SHIFT) | (parse_card("9H") << qs._ARG_SHIFT)
-    actions = qs.realize(game._state, game._rules_array, [home])
+    home = (classes.CARD_HOME << classes._KIND_SHIFT) | (parse_card("9H") << classes._ARG_SHIFT)
+    actions = classes.realize(game._state, game._rules_array, [home])
     # 8C onto 9D (column 0 -> 1), 9H home; then nothing is safe to auto-play (TH needs the black nines)
     assert actions == [core.column_action(0, 1), core.COLUMN_TO_FOUNDATION + 0]
     assert_replays_to_a_win(game, solve(game))
@@ -473,18 +484,18 @@ def test_probes_win_deals_the_fixed_order_misses(monkeypatch):
     # Deal 144: the fixed move order spends over 150,000 classes in a lost subtree; a
     # shuffled-order probe (the best-first search kept out) wins it early, within about 9,000.
     # The probe's line replays like any other.
-    monkeypatch.setattr(solver_module, "BEST_AFTER", 10**9)
+    tune(monkeypatch, BEST_AFTER=10**9)
     result = solve(144, node_limit=150_000)
     assert_replays_to_a_win(Game.new(144), result)
-    monkeypatch.setattr(solver_module, "PROBE_AFTER", 10**9)
+    tune(monkeypatch, PROBE_AFTER=10**9)
     assert solve(144, node_limit=150_000).status == SolveStatus.UNKNOWN
 
 
 def test_a_shuffled_order_search_reaches_the_same_verdicts(monkeypatch):
     # Probes from the first node: a probe that exhausts its search proves UNSOLVABLE, one that
     # wins gives a replayable line; both must agree with the committed verdicts.
-    monkeypatch.setattr(solver_module, "PROBE_AFTER", 1)
-    monkeypatch.setattr(solver_module, "PROBE_UNIT", 50)
+    tune(monkeypatch, PROBE_AFTER=1)
+    tune(monkeypatch, PROBE_UNIT=50)
     assert compare_with_verdict_file() >= 25
 
 
@@ -495,7 +506,7 @@ def test_best_first_search_wins_a_deal_the_depth_first_searches_miss(monkeypatch
     result = solve(139, node_limit=600_000)
     assert_replays_to_a_win(Game.new(139), result)
     assert solve(139, node_limit=600_000, best_after=10**9).status == SolveStatus.UNKNOWN
-    monkeypatch.setattr(solver_module, "BEST_AFTER", 10**9)  # the module default, the same way
+    tune(monkeypatch, BEST_AFTER=10**9)  # the module default, the same way
     assert solve(139, node_limit=600_000).status == SolveStatus.UNKNOWN
 
 
@@ -510,31 +521,31 @@ def test_helpers_on_a_thread_of_their_own_reach_the_same_verdicts(deal, status):
     assert result.status == status
     if status == SolveStatus.SOLVED:
         assert_replays_to_a_win(Game.new(deal), result)
-    limit = solver_module.PROBE_AFTER + 10
+    limit = schedule.PROBE_AFTER + 10
     cut = solve(deal, node_limit=limit, threads=2)
     assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "nodes"
-    assert cut.nodes <= limit + 2 * solver_module.RACE_CHUNK
+    assert cut.nodes <= limit + 2 * schedule.RACE_CHUNK
 
 
 def count_hand_overs(monkeypatch) -> dict[int, int]:
     """Count the classes one thread's search hands to the other (threads=2), by its owner number
     (1: the main thread, 2: the partner)."""
     counts = {1: 0, 2: 0}
-    hand_over = solver_module._DepthFirst.hand_over
+    hand_over = depth_first.DepthFirst.hand_over
 
     def counting(self):
         handed = hand_over(self)
         counts[self.owner] += handed is not None
         return handed
 
-    monkeypatch.setattr(solver_module._DepthFirst, "hand_over", counting)
+    monkeypatch.setattr(depth_first.DepthFirst, "hand_over", counting)
     return counts
 
 
 def short_turns(monkeypatch) -> None:
     """threads=2 with turns of 64 nodes from the 100th on: many hand-overs a deal, both ways."""
-    monkeypatch.setattr(solver_module, "RACE_CHUNK", 64)
-    monkeypatch.setattr(solver_module, "PROBE_AFTER", 100)
+    tune(monkeypatch, RACE_CHUNK=64)
+    tune(monkeypatch, PROBE_AFTER=100)
 
 
 def test_the_class_search_on_two_threads_reaches_the_same_verdicts(monkeypatch):
@@ -569,18 +580,18 @@ def test_two_threads_agree_with_one_under_other_rules(monkeypatch, options):
 def test_a_shared_table_stamps_which_search_expands_each_class():
     # epoch 5 of a shared table: stamp 5 = expanded (or a marked boundary), 6 and 7 = waiting
     # for the expansion of search 1 or 2; an older stamp is a free slot
-    table = np.zeros((8, solver_module.ENTRY_WORDS), np.int64)
-    table[:, solver_module.KEY_WORDS] = 4
+    entries = np.zeros((8, table.ENTRY_WORDS), np.int64)
+    entries[:, keys.KEY_WORDS] = 4
     key, other = np.array([1, 2, 3], np.int64), np.array([1, 2, 4], np.int64)
-    insert, claim = solver_module._shared_insert, solver_module._claim
-    status, slot = insert(table, 5, key, 6)
-    assert status == 1 and table[slot, solver_module.KEY_WORDS] == 6
-    assert insert(table, 5, key, 6) == (0, slot)  # search 1's own: it will expand it
-    assert insert(table, 5, key, 7) == (2, slot)  # search 2 may claim it too
-    assert claim(table, 5, slot) and not claim(table, 5, slot)  # whoever comes first, once
-    assert insert(table, 5, key, 7) == (0, slot) and insert(table, 5, key, 6) == (0, slot)
-    assert insert(table, 5, other, 5)[0] == 1 and insert(table, 5, other, 7)[0] == 0  # a mark
-    assert [insert(table, 5, np.array([9, 9, n], np.int64), 6)[0] for n in range(7)] == [1] * 6 + [-1]
+    insert, claim = table.shared_insert, table.claim_entry
+    status, slot = insert(entries, 5, key, 6)
+    assert status == 1 and entries[slot, keys.KEY_WORDS] == 6
+    assert insert(entries, 5, key, 6) == (0, slot)  # search 1's own: it will expand it
+    assert insert(entries, 5, key, 7) == (2, slot)  # search 2 may claim it too
+    assert claim(entries, 5, slot) and not claim(entries, 5, slot)  # whoever comes first, once
+    assert insert(entries, 5, key, 7) == (0, slot) and insert(entries, 5, key, 6) == (0, slot)
+    assert insert(entries, 5, other, 5)[0] == 1 and insert(entries, 5, other, 7)[0] == 0  # a mark
+    assert [insert(entries, 5, np.array([9, 9, n], np.int64), 6)[0] for n in range(7)] == [1] * 6 + [-1]
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -590,7 +601,7 @@ def test_an_error_in_a_helper_search_reaches_the_caller(monkeypatch, threads):
         def __init__(self, *args, **kwargs):
             raise RuntimeError("helper failed")
 
-    monkeypatch.setattr(solver_module, "_BestFirst", Broken)
+    tune(monkeypatch, BestFirst=Broken)
     with pytest.raises(RuntimeError, match="helper failed"):
         solve(139, node_limit=200_000, threads=threads)
 
@@ -598,9 +609,9 @@ def test_an_error_in_a_helper_search_reaches_the_caller(monkeypatch, threads):
 @pytest.fixture
 def best_first_only(monkeypatch):
     """The best-first search from the first node, with (nearly) every turn."""
-    monkeypatch.setattr(solver_module, "PROBE_AFTER", 1)
-    monkeypatch.setattr(solver_module, "BEST_AFTER", 1)
-    monkeypatch.setattr(solver_module, "BEST_SHARE", 1e9)
+    tune(monkeypatch, PROBE_AFTER=1)
+    tune(monkeypatch, BEST_AFTER=1)
+    tune(monkeypatch, BEST_SHARE=1e9)
 
 
 @pytest.mark.parametrize("options", [{}, {"draw_count": 1}, {"max_passes": 2}], ids=["draw3", "draw1", "two-passes"])
@@ -626,7 +637,7 @@ def _rule_fields(state: np.ndarray) -> list:
 def test_the_best_first_store_packs_positions_without_loss():
     # the best-first search keeps only packed positions and rebuilds each one it expands
     rng = np.random.default_rng(3)
-    store = np.empty((1, solver_module.PACKED_SIZE), np.int8)
+    store = np.empty((1, best_first.PACKED_SIZE), np.int8)
     unpacked = np.empty(core.STATE_SIZE, np.int32)
     checked = 0
     for deal in range(1, 41):
@@ -636,8 +647,8 @@ def test_the_best_first_store_packs_positions_without_loss():
             if game.is_won or not legal:
                 break
             game.step(int(rng.choice(legal)))
-        solver_module._pack_position(game._state, store, 0)
-        solver_module._unpack_position(store, 0, unpacked)
+        best_first._pack_position(game._state, store, 0)
+        best_first._unpack_position(store, 0, unpacked)
         assert _rule_fields(unpacked) == _rule_fields(game._state), deal
         masks = np.zeros((2, core.NUM_ACTIONS), np.uint8)
         for mask, state in zip(masks, (game._state, unpacked)):
@@ -650,16 +661,16 @@ def test_the_best_first_store_packs_positions_without_loss():
 def test_a_full_best_first_store_stops_that_search_only(monkeypatch):
     # a store too small for the deal: the best-first search reports FULL (no write past its
     # arrays), and the other searches still decide the deal
-    root, rules = solver_module._root_position(66, None)
+    root, rules = api._root_position(66, None)
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
     for i in range(int(root[core.TALON_LENGTH])):
         talon_index[root[core.TALON + i]] = i
-    best = solver_module._BestFirst(root, rules.as_array(), talon_index, key_flags=0, memory_limit_mb=4)
+    best = best_first.BestFirst(root, rules.as_array(), talon_index, key_flags=0, memory_limit_mb=4)
     best.run(10**9)
-    assert best.result == solver_module._FULL
-    assert best.memory_mb <= 4 * solver_module.BEST_MEMORY_SHARE
-    monkeypatch.setattr(solver_module, "BEST_AFTER", 1)
-    monkeypatch.setattr(solver_module, "BEST_SHARE", 1e9)
+    assert best.result == best_first.FULL
+    assert best.memory_mb <= 4 * best_first.BEST_MEMORY_SHARE
+    tune(monkeypatch, BEST_AFTER=1)
+    tune(monkeypatch, BEST_SHARE=1e9)
     assert solve(526, memory_limit_mb=16).status == SolveStatus.UNSOLVABLE
 
 
@@ -669,8 +680,8 @@ def test_budget_exhaustion_never_yields_unsolvable():
     # deal 526 is lost, proven after about 138,000 positions (all searches together): past the
     # point where probes start
     whole = solve(526, node_limit=200_000)
-    assert whole.status == SolveStatus.UNSOLVABLE and whole.nodes > solver_module.PROBE_AFTER
-    for limit in (solver_module.PROBE_AFTER + 1000, whole.nodes - 1):
+    assert whole.status == SolveStatus.UNSOLVABLE and whole.nodes > schedule.PROBE_AFTER
+    for limit in (schedule.PROBE_AFTER + 1000, whole.nodes - 1):
         cut = solve(526, node_limit=limit)
         assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "nodes" and cut.nodes == limit
     for deal in range(1, 30):
@@ -686,7 +697,7 @@ def test_budget_exhaustion_never_yields_unsolvable():
 def test_lines_cut_at_the_depth_cap_never_yield_unsolvable(monkeypatch, by_class):
     # With a stack of 12 search moves, neither deal 526 (lost) nor deal 7 (won, by lines of far
     # more search moves) can be searched to the end: the answer is UNKNOWN, stopped by "depth".
-    monkeypatch.setattr(solver_module, "MAX_DEPTH", 12)
+    tune(monkeypatch, MAX_DEPTH=12)
     for deal in (526, 7):
         cut = solve(deal, by_class=by_class, probe_after=10**9, best_after=10**9)
         assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "depth"
@@ -696,7 +707,7 @@ def test_a_partner_cut_at_the_depth_cap_never_yields_unsolvable(monkeypatch):
     # threads=2: a line cut in either thread's search leaves the verdict UNKNOWN. The probes
     # (cut too) and no best-first search share the partner's thread.
     short_turns(monkeypatch)
-    monkeypatch.setattr(solver_module, "MAX_DEPTH", 12)
+    tune(monkeypatch, MAX_DEPTH=12)
     counts = count_hand_overs(monkeypatch)
     cut = solve(526, best_after=10**9, threads=2)
     assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "depth" and counts[1] > 0

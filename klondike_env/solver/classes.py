@@ -1,83 +1,10 @@
-"""The solver's complete search over positions up to the arrangement of face-up cards.
+"""The class search: the complete depth-first search over classes of positions, which forget
+where the face-up tableau cards lie and keep only what cannot move without changing the class
+(each column's face-down count, the foundations, the talon).
 
-:func:`klondike_env.solve`'s depth-first search (``klondike_env/solver.py``) stores one
-position per key, and its key still tells apart positions that differ only in *where* the
-face-up tableau cards lie: which of two red nines holds the black eight, how the runs are cut
-between columns. Lost deals need every such arrangement searched (session 16 measured 5.7-11.3
-arrangements per class in lost proofs). This module searches *classes* instead, with moves
-defined on classes, and proves that a class path exists exactly when a winning line does.
-
-The class of a position
------------------------
-For each column ``k``, ``down[k]``: how many of the column's own face-down cards are left, or
-``-1`` when the column's own cards have all gone (also when only a king is left at its bottom:
-a king on an empty column is a free king, and the columns without cards of their own are
-interchangeable); then the foundation heights and the talon (its cards, the waste boundary and,
-with limited passes, the recycles). The face-down cards of column ``k`` and its *base* (the card
-just above them, at depth ``down[k]``, face up) never move while ``down[k]`` stays: a card can
-only be put on a face-up card or into an empty column, and moving the base away turns the next
-card up. So the class fixes the set ``F`` of face-up tableau cards (every card not home, not in
-the talon, not face down) and which of them are bases. Every other card of ``F`` (``N``, the
-*sitters*) lies on a *holder*: a card of ``F`` one rank up of the other colour -- or it is a
-king at the bottom of a column without cards of its own.
-
-Group the cards by rank and colour: the two cards of rank ``r`` and colour ``c`` (twins) can lie
-only on the two cards of rank ``r + 1`` and the other colour. An arrangement picks, in each group
-independently, which holder each sitter of the group lies on (distinct holders, all in ``F``), and
-which empty column each free king is in. Hence, in *every* arrangement of a class:
-
-* the number of uncovered holders of a group is ``spare = |F ∩ holders| - |N ∩ sitters|``, the
-  same for all arrangements, and the number of empty columns is ``|{k: down[k] = -1}| - |N ∩
-  kings|``;
-* a given card ``x`` of ``F`` can be uncovered (nothing on it) in some arrangement exactly when
-  the group of the cards that may lie on it has ``spare >= 1``; if it is covered in the current
-  arrangement, by ``y``, the other holder of that group is then uncovered, and one legal move
-  (the run from ``y`` up, onto that holder) uncovers ``x`` without changing the class.
-
-Class moves
------------
-Besides draws and recycles (which move only the waste boundary), a move of the game changes
-the class exactly when a card leaves the talon, a foundation, or ``F`` (to a foundation), or a
-base leaves its place; every other move -- a run headed by a sitter onto another holder, a free
-king's run into another empty column -- re-arranges ``F`` within the class. So the class moves
-are (each with the draws and recycle that bring a talon card up, as the position search's talon
-macro moves: draws commute with every other move, so a line can always draw just before it
-plays from the waste, and nothing is lost):
-
-* the waste top to its foundation; the waste top into the tableau (a king: some empty column;
-  any other card: its group has ``spare >= 1``);
-* a card ``x`` of ``F`` to its foundation when it fits and can be uncovered (its base column's
-  next card turns up when ``x`` is a base);
-* a base away (its column's next card turns up, or its column is left without cards of its
-  own): a king onto an empty column, any other card onto a holder (``spare >= 1`` of its group);
-* a foundation card back to the tableau (when the rules allow it), on the same condition as a
-  waste card; one that the safe auto-play would send straight back is skipped, as in the
-  position search;
-
-and the position search's safe auto-play, applied to every card of ``F`` (safe means both
-other-colour cards one rank down are home, so nothing can lie on it: it is uncovered in every
-arrangement, and the position search plays the same cards).
-
-**Why searching classes decides the position.** (1) Every winning line projects onto a line of
-class moves: reorder its draws to come just before the waste moves that need them, then drop
-the moves within a class; each other move is one of the class moves above, legal from the class
-because it was legal from the arrangement the line was in. The auto-play after each class move
-loses nothing, by the position search's proof, which also shows that the position after it wins
-by a line no longer; so by induction on the length of the shortest winning line, the won class
-is reachable from the class of any winnable position. (2) Conversely, every class move can be
-played from *every* arrangement of its class: the conditions above are the same for all
-arrangements (uncovered holders and empty columns are counted, not placed), save a card to its
-foundation that is covered, which one move within the class uncovers first. By induction along
-a class line that wins, a real line wins from the root. So the root is winnable exactly when
-the won class is reachable in the class graph, and a depth-first search of the class graph with
-a table of the classes seen (complete for reachability in any graph) decides it; a probe (the
-same search in a shuffled order) too. (No twin-swap argument is needed: the search never stands
-for one arrangement by another, it moves between classes only by moves every arrangement has.)
-:func:`realize` turns a class line into env actions, playing the uncovering move where needed
-and any draws, and the result is replayed like every other solution.
-
-Only the king-only empty-column rule is covered: with ``empty_column="any"`` any card can start a
-column, which the counts above do not describe, so ``solve`` uses the position search there.
+Class moves are defined on classes, and the won class is reachable exactly when a winning line
+is; :func:`realize` turns a class line back into env actions. The definitions and the proof
+are in docs/solver.md, "The class search". Only the king-only empty-column rule is covered.
 """
 
 from __future__ import annotations
@@ -108,20 +35,20 @@ from klondike_env.core import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
-from klondike_env.solver import (
-    _AFTER_SHIFT,
-    _BEFORE_SHIFT,
-    _COUNT_MASK,
-    _RECYCLE_SHIFT,
-    _add_move,
-    _auto_play,
+from klondike_env.solver.moves import (
+    AFTER_SHIFT,
+    BEFORE_SHIFT,
+    COUNT_MASK,
+    RECYCLE_SHIFT,
+    add_move,
+    auto_play,
     play_recipe,
-    _safe_to_foundation,
-    _talon_step,
-    _talon_walk_start,
+    safe_to_foundation,
+    talon_step,
+    talon_walk_start,
 )
 
-# A class move: the talon recipe of solver.py (draws, recycle; bits 7-17), the kind, one argument.
+# A class move: the talon recipe of klondike_env.solver.moves (draws, recycle; bits 7-17), the kind, one argument.
 _KIND_SHIFT = 20
 _ARG_SHIFT = 23
 WASTE_HOME, WASTE_OUT, CARD_HOME, BASE_AWAY, FOUNDATION_OUT = 0, 1, 2, 3, 4
@@ -193,7 +120,7 @@ def _set_talon_cards(state, cards):
 @njit(cache=True)
 def _class_sets(state, column_cards, down_masks):
     """``(F, N, empty)``: the face-up tableau cards, those that are not bases, and the empty
-    columns, as the class determines them (module docstring)."""
+    columns, as the class determines them (docs/solver.md)."""
     out = np.int64(0)  # cards home, in the talon or face down
     for suit in range(NUM_SUITS):
         out |= _SUIT_HOME[suit, state[FOUNDATION + suit]]
@@ -250,7 +177,7 @@ def _card_home(state, column_cards, card_place, card):
 
 @njit(cache=True)
 def _class_auto_play(state, column_cards, card_place):
-    """The safe auto-play (solver.py's rule) on every card of ``F``."""
+    """The safe auto-play (klondike_env.solver.moves.safe_to_foundation) on every card of ``F``."""
     moved = True
     while moved:
         moved = False
@@ -259,7 +186,7 @@ def _class_auto_play(state, column_cards, card_place):
             if height == NUM_RANKS:
                 continue
             card = NUM_RANKS * suit + height
-            if _safe_to_foundation(state, card) and _in_face_up(state, card_place, card):
+            if safe_to_foundation(state, card) and _in_face_up(state, card_place, card):
                 _card_home(state, column_cards, card_place, card)
                 moved = True
 
@@ -277,11 +204,11 @@ def copy_class(parent, child):
 def apply_class_move(state, rules, column_cards, card_place, move):
     # the recipe's draws and recycle, in one step (realize plays them one by one)
     draw_count = rules[RULE_DRAW_COUNT]
-    if (move >> _RECYCLE_SHIFT) & 1:
+    if (move >> RECYCLE_SHIFT) & 1:
         state[RECYCLES] += 1
-        boundary = ((move >> _AFTER_SHIFT) & _COUNT_MASK) * draw_count
+        boundary = ((move >> AFTER_SHIFT) & COUNT_MASK) * draw_count
     else:
-        boundary = state[WASTE_LENGTH] + ((move >> _BEFORE_SHIFT) & _COUNT_MASK) * draw_count
+        boundary = state[WASTE_LENGTH] + ((move >> BEFORE_SHIFT) & COUNT_MASK) * draw_count
     state[WASTE_LENGTH] = min(boundary, state[TALON_LENGTH])
     kind = (move >> _KIND_SHIFT) & _KIND_MASK
     arg = (move >> _ARG_SHIFT) & _ARG_MASK
@@ -310,7 +237,7 @@ def generate_class_moves(state, rules, column_cards, down_masks, moves, scores, 
         if height < NUM_RANKS:
             card = NUM_RANKS * suit + height
             if (face_up >> card) & 1 and _can_uncover(card, face_up, sitters):
-                count = _add_move(moves, scores, count, (CARD_HOME << _KIND_SHIFT) | (card << _ARG_SHIFT), 300)
+                count = add_move(moves, scores, count, (CARD_HOME << _KIND_SHIFT) | (card << _ARG_SHIFT), 300)
     for col in range(NUM_COLUMNS):  # bases away
         down = state[COLUMN_DOWN + col]
         if down < 0:
@@ -322,27 +249,27 @@ def generate_class_moves(state, rules, column_cards, down_masks, moves, scores, 
             fits = _count2(face_up & _HOLDERS[base]) - _count2(sitters & _TWINS[base]) >= 1
         if fits:
             score = 700 + 10 * down if down > 0 else 450
-            count = _add_move(moves, scores, count, (BASE_AWAY << _KIND_SHIFT) | (col << _ARG_SHIFT), score)
-    if state[TALON_LENGTH] > 0:  # talon cards, each by its shortest way (as solver._generate_moves)
-        draw_count, forward, total = _talon_walk_start(state, rules, reached)
+            count = add_move(moves, scores, count, (BASE_AWAY << _KIND_SHIFT) | (col << _ARG_SHIFT), score)
+    if state[TALON_LENGTH] > 0:  # talon cards, each by its shortest way (as moves.generate_moves)
+        draw_count, forward, total = talon_walk_start(state, rules, reached)
         for step in range(total):
-            boundary, recipe, cost = _talon_step(state, draw_count, forward, step, reached)
+            boundary, recipe, cost = talon_step(state, draw_count, forward, step, reached)
             if boundary == 0:
                 continue
             card = state[TALON + boundary - 1]
             if core.fits_foundation(state, card):
-                count = _add_move(moves, scores, count, recipe | (WASTE_HOME << _KIND_SHIFT), 300 - cost)
+                count = add_move(moves, scores, count, recipe | (WASTE_HOME << _KIND_SHIFT), 300 - cost)
             if _room_for(card, face_up, sitters, empty):
-                count = _add_move(moves, scores, count, recipe | (WASTE_OUT << _KIND_SHIFT), 600 - cost)
+                count = add_move(moves, scores, count, recipe | (WASTE_OUT << _KIND_SHIFT), 600 - cost)
     if rules[RULE_FOUNDATION_TO_TABLEAU] == 1:
         for suit in range(NUM_SUITS):
             height = state[FOUNDATION + suit]
             if height == 0:
                 continue
             card = NUM_RANKS * suit + height - 1
-            if _safe_to_foundation(state, card) or not _room_for(card, face_up, sitters, empty):
+            if safe_to_foundation(state, card) or not _room_for(card, face_up, sitters, empty):
                 continue
-            count = _add_move(moves, scores, count, (FOUNDATION_OUT << _KIND_SHIFT) | (suit << _ARG_SHIFT), 100)
+            count = add_move(moves, scores, count, (FOUNDATION_OUT << _KIND_SHIFT) | (suit << _ARG_SHIFT), 100)
     return count
 
 
@@ -392,7 +319,7 @@ def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]
     """Env actions that play ``class_moves`` (a winning class line from ``root``'s class) from the
     real position ``root``: draws and recycle, the card move (onto whichever holder or empty column
     is uncovered), a move within the class first where the card to go home is covered, and the
-    safe auto-play after each (module docstring, (2))."""
+    safe auto-play after each (docs/solver.md, "The class search", (2))."""
     state = root.copy()
     out = np.empty(64, np.int32)
     actions: list[int] = []
@@ -401,8 +328,8 @@ def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]
         core.apply_action(state, rules_array, action)
         actions.append(action)
 
-    def auto_play() -> None:
-        count = _auto_play(state, rules_array, out, 0)
+    def play_safe_cards() -> None:
+        count = auto_play(state, rules_array, out, 0)
         actions.extend(int(a) for a in out[:count])
 
     def column_taking(card: int, source: int = -1) -> int:
@@ -411,7 +338,7 @@ def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]
                 return col
         raise AssertionError(f"no column takes card {card}")  # the class move was checked legal
 
-    auto_play()
+    play_safe_cards()
     for move in class_moves:
         move = int(move)
         count = play_recipe(state, rules_array, move, out, 0)
@@ -434,7 +361,7 @@ def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]
         else:
             card = NUM_RANKS * arg + int(state[FOUNDATION + arg]) - 1
             play(FOUNDATION_TO_COLUMN + NUM_COLUMNS * arg + column_taking(card))
-        auto_play()
+        play_safe_cards()
     return actions
 
 
