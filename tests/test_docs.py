@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,20 @@ def test_a_broken_link_fails_the_build(tmp_path):
     result = _build(config, tmp_path / "site")
     assert result.returncode != 0
     assert "no_such_page.md" in result.stdout + result.stderr
+
+
+def _local_links(markdown: str) -> list[str]:
+    """Targets of the relative links of a markdown text (external links and anchors left out)."""
+    targets = re.findall(r"\]\(([^)\s]+)\)", markdown)
+    return [t.split("#")[0] for t in targets if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
+
+
+@pytest.mark.parametrize("name", ["README.md", "BENCHMARK.md", "CHANGELOG.md"])
+def test_the_top_level_pages_link_to_files_that_exist(name):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    missing = [t for t in _local_links(text) if not (ROOT / t).exists()]
+    assert not missing, f"{name} links to files that do not exist: {missing}"
+
+
+def test_the_readme_stays_a_short_how_to():
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 250
