@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# "session 14", "session_3", "Session-7": the working sessions that built the project
+# the word, then an optional space, underscore or hyphen, then a digit: a numbered working session
 HISTORY = re.compile(r"session[ _-]?[0-9]", re.IGNORECASE)
 
 
