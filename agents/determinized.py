@@ -70,6 +70,8 @@ class DeterminizedAgent(Agent):
         "widen": (int, 0, "with unit=reveal, worlds solved after each legal action that no solution starts with (0: off)"),
         "by_class": (bool, False, "solve worlds over classes of positions (the solver's default); "
                                   "off: over positions, as the agent was benchmarked"),
+        "batch": (int, 0, "sample and solve worlds this many at a time, up to samples, stopping once at least "
+                          "half this many are won and all their lines start alike (0: all samples at once)"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -214,10 +216,26 @@ class DeterminizedAgent(Agent):
     def _solve_worlds(self, view: PlayerView) -> list[tuple[Game, list[int]]]:
         """Winning lines of freshly sampled worlds (one exact world when nothing is hidden)."""
         if not view.hidden_cards:
-            worlds, nodes = [view.sample_world(self.rng)], self.nodes * self.samples
-        else:
-            worlds, nodes = [view.sample_world(self.rng) for _ in range(self.samples)], self.nodes
-        won, _ = self._solve_with_retry(worlds, nodes)
+            worlds = [view.sample_world(self.rng)]
+            won, _ = self._solve_with_retry(worlds, self.nodes * self.samples)
+            return [(worlds[index], line) for index, line in won]
+        # batch: a decision where half a batch's worth of worlds is won and every win starts
+        # alike is settled (the vote is unanimous, nothing to check), so more worlds are spent
+        # only on close or hard ones
+        step = self.batch if 0 < self.batch < self.samples else self.samples
+        worlds: list[Game] = []
+        won: list[tuple[int, list[int]]] = []
+        undecided: list[int] = []
+        while len(worlds) < self.samples:
+            fresh = [view.sample_world(self.rng) for _ in range(min(step, self.samples - len(worlds)))]
+            batch_won, batch_undecided, _ = self._solve_each(fresh, self.nodes, first=len(worlds))
+            worlds += fresh
+            won += batch_won
+            undecided += batch_undecided
+            if 2 * len(won) >= step and len({line[0] for _, line in won}) == 1 and len(worlds) < self.samples:
+                break
+        if not won:
+            won = self._retry(worlds, undecided, self.nodes)
         return [(worlds[index], line) for index, line in won]
 
     def _vote(self, view: PlayerView) -> int:
@@ -296,8 +314,13 @@ class DeterminizedAgent(Agent):
         worlds proven lost, each solved under ``nodes``. When none is won, the undecided ones
         are solved again with ``retry`` times the nodes: the position may be hard rather than
         lost, so look deeper (``lost`` stays the first pass's)."""
+        won, undecided, lost = self._solve_each(worlds, nodes)
+        return (won or self._retry(worlds, undecided, nodes)), lost
+
+    def _solve_each(self, worlds: list[Game], nodes: int, first: int = 0):
+        """``(won, undecided, lost)`` of ``worlds`` solved under ``nodes``, indexed from ``first``."""
         won, undecided, lost = [], [], set()
-        for index, world in enumerate(worlds):
+        for index, world in enumerate(worlds, start=first):
             result = self._solve(world, nodes)
             if result.status == SolveStatus.SOLVED and result.actions:
                 won.append((index, list(result.actions)))
@@ -305,12 +328,17 @@ class DeterminizedAgent(Agent):
                 undecided.append(index)
             else:
                 lost.add(index)
-        if not won and self.retry > 1:
+        return won, undecided, lost
+
+    def _retry(self, worlds: list[Game], undecided: list[int], nodes: int) -> list[tuple[int, list[int]]]:
+        """The undecided worlds solved again with ``retry`` times the nodes (none: off)."""
+        won = []
+        if self.retry > 1:
             for index in undecided:
                 result = self._solve(worlds[index], nodes * self.retry)
                 if result.status == SolveStatus.SOLVED and result.actions:
                     won.append((index, list(result.actions)))
-        return won, lost
+        return won
 
 
 def unseen(game: Game, see_stock: bool = False) -> int:

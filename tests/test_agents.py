@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents import RESIGN, make_agent
-from agents.base import AgentOptionError, DealInfo, PlayerView
+from agents.base import UNKNOWN, AgentOptionError, DealInfo, PlayerView
 from agents.evaluation import play_deals, play_game
 from agents.greedy import is_safe_to_foundation
 from klondike_env import Game, Rules, card_str, parse_card
@@ -109,7 +109,7 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are budget, by_class, candidates, check, keep, nodes, retry, reveal_margin, "
+        ("determinized:sample=2", "allowed options are batch, budget, by_class, candidates, check, keep, nodes, retry, reveal_margin, "
                                   "samples, scout, see_stock, tie_margin, tiebreak, unit, widen"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:unit=move", "bad value 'move' for option 'unit' of agent 'determinized': allowed values are action, reveal"),
@@ -462,3 +462,31 @@ def test_stock_visible_games_repeat_for_a_seed_and_are_labelled(tmp_path):
     assert "stock-visible track" in display_name(summary)
     _, plain = evaluate("greedy", "2-2", out_dir=tmp_path, progress=False)
     assert not plain["sees_stock"] and display_name(plain) == "greedy"
+
+
+def test_batched_worlds_stop_on_a_unanimous_vote_and_go_on_when_close():
+    """batch=B: worlds are drawn B at a time; drawing stops before samples only when at least
+    B/2 are won and every win starts with the same action."""
+    agent = make_agent("determinized:samples=24,batch=6,nodes=1500,by_class=true")
+    agent.reset(DealInfo(seed=2, rules=Rules()))
+    game = Game.new(12)
+    stopped = went_on = 0
+    for _ in range(60):
+        if game.is_over:
+            break
+        view = PlayerView(game)
+        if view.hidden_cards and UNKNOWN not in view.stock:
+            before = agent.solves
+            plans = agent._solve_worlds(view)
+            drawn = agent.solves - before
+            firsts = {line[0] for _, line in plans}
+            if drawn < 24:
+                assert drawn % 6 == 0 and len(firsts) == 1 and 2 * len(plans) >= 6
+                stopped += 1
+            elif len(firsts) > 1:
+                went_on += 1
+        action = agent.act(view)
+        if action == RESIGN:
+            break
+        game.step(action)
+    assert stopped and went_on
