@@ -19,6 +19,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("bench", "speed and strength benchmarks: core, env, solver"),
     "benchmark-table": ("benchmark_table", "rewrite the results tables of BENCHMARK.md and README.md from the committed summaries"),
+    "play": ("web.play_command", "play Klondike in the browser (a web server on this machine)"),
 }
 
 
