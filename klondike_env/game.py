@@ -20,36 +20,49 @@ class NothingToUndoError(IndexError):
 def action_name(action: int, game: "Game | None" = None) -> str:
     """A readable move for an action id (docs/contract.md "Actions").
 
-    With ``game`` the name says which cards move (``"col 3 -> col 6 (3 cards)"``).
+    With ``game`` the name also says which card moves: the waste top, a column's top card, the
+    head of the run that moves (and how many cards), or a foundation's top card
+    (``"col 6 KD -> foundation"``, ``"col 3 9H -> col 6 (3 cards)"``). The card is named where
+    the move's source holds one, legal or not.
     """
     check_action_range(action)
     if action == core.DRAW:
         return "draw"
     if action == core.RECYCLE:
         return "recycle"
-    waste = ""
-    if game is not None and action < core.COLUMN_TO_FOUNDATION:
-        top = core.waste_top(game._state)
-        waste = f" {card_str(int(top))}" if top >= 0 else ""
-    if action == core.WASTE_TO_FOUNDATION:
-        return f"waste{waste} -> foundation"
+    state = None if game is None else game._state
     if action < core.COLUMN_TO_FOUNDATION:
-        return f"waste{waste} -> col {action - core.WASTE_TO_COLUMN}"
+        waste = "waste" + _card_named(None if state is None else core.waste_top(state))
+        if action == core.WASTE_TO_FOUNDATION:
+            return f"{waste} -> foundation"
+        return f"{waste} -> col {action - core.WASTE_TO_COLUMN}"
     if action < core.COLUMN_TO_COLUMN:
-        return f"col {action - core.COLUMN_TO_FOUNDATION} -> foundation"
+        col = action - core.COLUMN_TO_FOUNDATION
+        return f"col {col}{_card_named(None if state is None else core.column_top(state, col))} -> foundation"
     if action < core.FOUNDATION_TO_COLUMN:
         offset = action - core.COLUMN_TO_COLUMN
         source = offset // 6
         dest = core.column_action_dest(source, offset % 6)
-        name = f"col {source} -> col {dest}"
-        if game is not None:
-            start = core.run_start(game._state, game._rules_array, source, dest)
-            if start >= 0:
-                count = int(game._state[core.COLUMN_LENGTH + source]) - start
-                name += f" ({count} card{'s' if count > 1 else ''})"
-        return name
+        if state is None:
+            return f"col {source} -> col {dest}"
+        start = core.run_start(state, game._rules_array, source, dest)
+        if start < 0:  # not legal: name the column's top card
+            return f"col {source}{_card_named(core.column_top(state, source))} -> col {dest}"
+        count = int(state[core.COLUMN_LENGTH + source]) - start
+        head = state[core.TABLEAU + core.COLUMN_SLOTS * source + start]
+        return f"col {source}{_card_named(head)} -> col {dest} ({count} card{'s' if count > 1 else ''})"
     offset = action - core.FOUNDATION_TO_COLUMN
-    return f"foundation {SUIT_SYMBOLS[offset // 7]} -> col {offset % 7}"
+    suit, dest = offset // 7, offset % 7
+    top = None
+    if state is not None:
+        height = int(state[core.FOUNDATION + suit])
+        top = core.NUM_RANKS * suit + height - 1 if height > 0 else -1
+    return f"foundation {SUIT_SYMBOLS[suit]}{_card_named(top)} -> col {dest}"
+
+
+def _card_named(card) -> str:
+    """`` 7H`` for a card id, nothing for ``None`` (no game) or -1 (no card there)."""
+    return "" if card is None or card < 0 else f" {card_str(int(card))}"
 
 
 def check_action_range(action) -> int:

@@ -2,13 +2,16 @@
 
     python scripts/solve.py --deal 7                      # verdict and the moves, draw-3
     python scripts/solve.py --deal 7 --draw 1
+    python scripts/solve.py --deck "AD AH 6S ..."         # an explicit deck: 52 cards or a 156-digit string
     python scripts/solve.py --deal 1 --threads 2          # the second core shares the search
     python scripts/solve.py --deals 1-2000 --workers 2 --csv verdicts_draw3.csv
     python scripts/solve.py --merge sweep.csv unknown_again.csv   # a later file's verdict counts (UNKNOWN never replaces one)
     python scripts/solve.py --merge sweep.csv unknown_again.csv --csv merged.csv   # ... written out
 
-A sweep prints the winnability estimate with a 95% Wilson interval, counting the UNKNOWN deals
-first as losses and then as wins (both bounds shown), as Blake & Gent report it.
+One solve that runs longer than a second or two shows its progress (nodes, nodes per second,
+table fill) on stderr when that is a terminal. A sweep prints the winnability estimate with a
+95% Wilson interval, counting the UNKNOWN deals first as losses and then as wins (both bounds
+shown), as Blake & Gent report it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from agents.evaluation import wilson_interval  # noqa: E402
 from klondike_env import Game, Rules  # noqa: E402
 from klondike_env.cli import positive_float, positive_int, prepare_output_file  # noqa: E402
 from klondike_env.solver import VERDICT_FIELDS, SolveStatus, prepare, read_verdict_rows, solve  # noqa: E402
+from klondike_env.solver.progress import TerminalProgress  # noqa: E402
 
 
 def parse_deals(text: str) -> list[int]:
@@ -142,16 +146,19 @@ def merge(paths: list[str], out: str | None = None) -> None:
         print(f"merged CSV {out}")
 
 
-def show_one(deal: int, rules: Rules, args) -> None:
+def show_one(game: Game, label: str, args) -> None:
+    """Solve ``game``'s opening (``label`` names it: ``"deal 7"``), print the verdict and the
+    winning line with each move's cards; progress on stderr while it runs, on a terminal."""
+    rules = game.rules
     warm_up(args.memory_mb, args.node_limit)
-    result = solve(deal, rules, time_limit=args.time_limit, node_limit=args.node_limit,
-                   memory_limit_mb=args.memory_mb, by_class=not args.positions, threads=args.threads)
+    with TerminalProgress() as progress:
+        result = solve(game, time_limit=args.time_limit, node_limit=args.node_limit, memory_limit_mb=args.memory_mb,
+                       by_class=not args.positions, threads=args.threads, progress=progress)
     extra = f", stopped by {result.stopped_by}" if result.stopped_by else ""
-    print(f"deal {deal} ({rules}): {result.status.value} in {result.seconds:.3f} s, "
+    print(f"{label} ({rules}): {result.status.value} in {result.seconds:.3f} s, "
           f"{result.nodes:,} nodes expanded{extra}")
     if result.status != SolveStatus.SOLVED:
         return
-    game = Game.new(deal, rules)
     for number, action in enumerate(result.actions, 1):
         print(f"{number:4d}. {game.action_name(action)}")
         game.step(action)
@@ -162,6 +169,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--deal", type=int, help="solve one deal and print its moves")
+    which.add_argument("--deck", help="solve an explicit deck and print its moves: 52 cards (\"AD AH 6S ...\", "
+                                      "spaces or commas between them) or a 156-digit deck string")
     which.add_argument("--deals", help="sweep deals, e.g. 1-1000 or 1-10,20")
     which.add_argument("--merge", nargs="+", metavar="CSV",
                        help="print the estimate over sweep CSVs together (a deal's row in a later file wins, "
@@ -188,7 +197,9 @@ def main(argv=None) -> int:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes)
         # the output path is checked (not yet written) before the work that fills it
         if args.deal is not None:
-            show_one(args.deal, rules, args)
+            show_one(Game.new(args.deal, rules), f"deal {args.deal}", args)
+        elif args.deck is not None:
+            show_one(Game.from_deck(args.deck, rules), "deck", args)
         elif args.merge:
             merge(args.merge, args.csv and prepare_output_file(args.csv, "--csv"))
         else:

@@ -198,7 +198,7 @@ def test_a_run_moves_onto_a_red_seven_not_a_black_one():
     legal = game.legal_actions()
     assert column_to_column(1, 4) not in legal  # 6S on 7C: same colour
     assert column_to_column(1, 3) in legal
-    assert game.action_name(column_to_column(1, 3)) == "col 1 -> col 3 (2 cards)"
+    assert game.action_name(column_to_column(1, 3)) == "col 1 6S -> col 3 (2 cards)"
     game.step(column_to_column(1, 3))
     assert face_up_cards(game, 3) == cards("7D", "6S", "5H")
     assert len(game.tableau[1]) == 1 and game.tableau[1][0][1]  # the card under 6S turned up
@@ -207,7 +207,7 @@ def test_a_run_moves_onto_a_red_seven_not_a_black_one():
 def test_only_the_fitting_tail_of_a_run_moves():
     game = _run_six_five()
     # 6C takes the 5H alone: the 6S-5H block does not move as a unit onto it
-    assert game.action_name(column_to_column(1, 5)) == "col 1 -> col 5 (1 card)"
+    assert game.action_name(column_to_column(1, 5)) == "col 1 5H -> col 5 (1 card)"
     game.step(column_to_column(1, 5))
     assert face_up_cards(game, 1) == cards("6S")
     assert face_up_cards(game, 5) == cards("6C", "5H")

@@ -140,9 +140,15 @@ def test_every_action_has_a_name():
 def test_names_in_a_game_say_which_cards_move():
     game = position({1: ["6S"], 2: ["5H"], 3: ["7D"]}, stock=["2D", "3D", "AC"])
     game.step(int(core.column_action(2, 1)))
-    assert game.action_name(int(core.column_action(1, 3))) == "col 1 -> col 3 (2 cards)"
+    assert game.action_name(int(core.column_action(1, 3))) == "col 1 6S -> col 3 (2 cards)"
+    assert game.action_name(int(core.column_action(1, 2))) == "col 1 5H -> col 2"  # not legal: the top card
+    assert game.action_name(int(core.column_action(2, 1))) == "col 2 9C -> col 1"  # the card turned up
     game.step(DRAW)
     assert game.action_name(core.WASTE_TO_FOUNDATION) == "waste AC -> foundation"
+    game.step(core.WASTE_TO_FOUNDATION)
+    assert game.action_name(core.COLUMN_TO_FOUNDATION + 1) == "col 1 5H -> foundation"
+    assert game.action_name(core.FOUNDATION_TO_COLUMN + 7 * 0 + 3) == "foundation ♣ AC -> col 3"
+    assert game.action_name(core.FOUNDATION_TO_COLUMN + 7 * 3 + 3) == "foundation ♠ -> col 3"  # none home
 
 
 # --- copies and equality ---------------------------------------------------------------------

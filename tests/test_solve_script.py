@@ -142,3 +142,30 @@ def test_an_unwritable_csv_or_a_binary_merge_input_is_one_line(tmp_path, capsys)
     binary.write_bytes(b"PK\x03\x04\xa3\xff\x00")
     assert _error_line(["--merge", str(binary)], capsys) == (
         f"error: bad sweep CSV {binary}: not a text file (scripts/solve.py --csv writes {FIELDS})")
+
+
+def test_a_deck_is_solved_and_its_moves_name_their_cards(capsys):
+    # deal 3's deck, given as card text and as a 156-digit deck string: the same verdict and line
+    from klondike_env import deal_deck, deck_string
+    from klondike_env.cards import deck_text
+
+    outputs = []
+    for deck in (deck_text(deal_deck(3)), deck_string(deal_deck(3))):
+        assert _script().main(["--deck", deck, "--memory-mb", "16", "--node-limit", "100000"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0].split("\n", 1)[1] == outputs[1].split("\n", 1)[1]  # (the first line has the time)
+    assert outputs[0].startswith("deck (") and ": SOLVED in " in outputs[0]
+    assert outputs[0].rstrip().endswith("won: True after 142 actions")
+    assert " 1. col 0 AD -> foundation" in outputs[0]  # the card that moves is named
+    dealt = _script().main(["--deal", "3", "--memory-mb", "16", "--node-limit", "100000"])
+    assert dealt == 0 and capsys.readouterr().out.split("\n", 1)[1] == outputs[0].split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("deck, message", [
+    ("AD AH 6S", "bad deck: it has 3 cards, a deck has exactly 52"),
+    ("123", "bad deck string: it has 3 digits, a Klondike-Solver deck string has 156 (52 x RRS)"),
+    (" ".join(["AD"] * 52), "bad deck: card AD appears twice; a deck has 52 distinct cards"),
+])
+def test_a_bad_deck_is_one_line(deck, message, capsys):
+    assert _script().main(["--deck", deck]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {message}"

@@ -728,7 +728,40 @@ def test_a_won_position_is_solved_with_no_actions():
     assert result.status == SolveStatus.SOLVED and result.actions == []
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_progress_reports_nodes_and_table_fill_and_changes_nothing(threads):
+    # the callback runs between chunks of search: the nodes grow, the fill stays a fraction, and
+    # the verdict, nodes and line are those of a solve without it
+    calls = []
+    watched = solve(526, node_limit=200_000, progress=lambda nodes, fill: calls.append((nodes, fill)),
+                    threads=threads)
+    assert len(calls) >= 3
+    assert [nodes for nodes, _ in calls] == sorted(nodes for nodes, _ in calls)
+    assert all(0 <= fill <= 1 for _, fill in calls) and calls[-1][1] > 0
+    if threads == 1:  # (two threads may decide by another search from run to run)
+        plain = solve(526, node_limit=200_000)
+        assert (watched.status, watched.nodes, watched.actions) == (plain.status, plain.nodes, plain.actions)
+
+
+def test_terminal_progress_shows_a_line_on_a_terminal_only():
+    import io
+
+    from klondike_env.solver.progress import TerminalProgress
+
+    piped = io.StringIO()  # not a terminal: nothing, however long the solve
+    with TerminalProgress(delay=0, stream=piped) as progress:
+        solve(526, node_limit=100_000, progress=progress)
+    assert piped.getvalue() == ""
+    shown = io.StringIO()
+    with TerminalProgress(delay=0, stream=shown, always=True) as progress:
+        solve(526, node_limit=100_000, progress=progress)
+    line = shown.getvalue().split("\r")
+    assert any("nodes/s" in part and "% full" in part and part.startswith("solving: ") for part in line)
+    assert line[-1].strip() == ""  # cleared when the solve ends
+
+
 @pytest.mark.parametrize("kwargs, message", [
+    ({"progress": "yes"}, "progress"),
     ({"time_limit": 0}, "time_limit"),
     ({"node_limit": 1.5}, "node_limit"),
     ({"node_limit": True}, "node_limit"),

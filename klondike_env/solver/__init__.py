@@ -16,7 +16,7 @@ The modules, by what they hold:
 * :mod:`~klondike_env.solver.depth_first`, :mod:`~klondike_env.solver.best_first`,
   :mod:`~klondike_env.solver.classes`: the searches; :mod:`~klondike_env.solver.control`: how
   a compiled search reports back; :mod:`~klondike_env.solver.schedule`: which search runs when,
-  on one thread or two.
+  on one thread or two; :mod:`~klondike_env.solver.progress`: the progress line of a long solve.
 """
 
 from klondike_env.solver.api import DEFAULT_MEMORY_MB, prepare, solve

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from klondike_env.solver.schedule import (
     probe_capacity,
     spent_budget,
 )
-from klondike_env.solver.table import ENTRY_BYTES, SHARED_EPOCHS, table_capacity, table_for
+from klondike_env.solver.table import ENTRY_BYTES, MAX_FILL, SHARED_EPOCHS, table_capacity, table_for
 
 DEFAULT_MEMORY_MB = 512
 
@@ -88,6 +89,7 @@ def solve(
     exact_twins: bool = False,
     by_class: bool = True,
     threads: int = 1,
+    progress: Callable[[int, float], object] | None = None,
 ) -> SolveResult:
     """Decide a Thoughtful Klondike position and find a winning line.
 
@@ -112,6 +114,10 @@ def solve(
     same verdicts, sooner on a machine with a core to spare (not in a sweep that already runs a
     worker per core), but which search decides, and so the solution and ``nodes``, may vary from
     run to run, and ``node_limit`` may be overrun by one chunk of ``RACE_CHUNK`` nodes per thread.
+    ``progress``: called as ``progress(nodes, table_fill)`` between chunks of search (a few times
+    a second on a long solve), with the nodes expanded so far and the fraction of the complete
+    search's table in use (1.0: full); :class:`~klondike_env.solver.progress.TerminalProgress`
+    shows them on a terminal.
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
@@ -131,6 +137,8 @@ def solve(
         talon_index[root[TALON + i]] = i
     capacity = table_capacity(memory_limit_mb, node_limit)
     key_flags = (KEY_LIMITED if rules.max_passes is not None else 0) | (KEY_EXACT_TWINS if exact_twins else 0)
+    if progress is not None and not callable(progress):
+        raise SolverInputError(f"bad progress={progress!r}: expected a callable (nodes, table_fill) or None")
     if not isinstance(by_class, bool):
         raise SolverInputError(f"bad by_class {by_class!r}: expected True or False")
     if threads not in (1, 2) or isinstance(threads, bool):
@@ -151,9 +159,12 @@ def solve(
     chunk = 4096
     stopped_by = None
     decider = complete if complete.result in (WON, EXHAUSTED) else None  # the search that decided
+    table_stop = int(capacity * MAX_FILL)  # where the complete search's table counts as full
     try:
         while decider is None:
             used = main_nodes(complete, main) + helpers.nodes
+            if progress is not None:
+                progress(used, _table_entries(complete, main, helpers) / table_stop)
             stopped_by = spent_budget(used, node_limit, deadline)
             if stopped_by is not None:
                 break
@@ -235,6 +246,11 @@ def solve(
         nodes=nodes,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
-        table_mb=((main.entries + helpers.partner.entries) if main is not None else complete.entries) * ENTRY_BYTES
-        / 2**20 + helpers.memory_mb,
+        table_mb=_table_entries(complete, main, helpers) * ENTRY_BYTES / 2**20 + helpers.memory_mb,
     )
+
+
+def _table_entries(complete: DepthFirst, main: Sharer | None, helpers: Helpers) -> int:
+    """Entries of the complete search's table in use (with the class search on two threads, by
+    both threads' searches)."""
+    return (main.entries + helpers.partner.entries) if main is not None else complete.entries

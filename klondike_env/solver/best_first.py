@@ -233,7 +233,8 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
             prefetch_entry(table, np.int64(mix_key(child_keys[index]) & slot_mask))
             # weighted A*: the estimate of what is left plus half the search moves from the
             # root, so a position reached the long way waits; the move generator's order
-            # breaks ties, then the newer position first (weights measured: docs/speed.md "Solver")
+            # breaks ties, then the newer position first (weights measured in the speed log,
+            # docs/experiments/2026-11-29-speed-log.md)
             priorities[index] = -32 * (2 * _distance_estimate(child) + depth[slot] + 1) + max(scores[index], 0) // 16
         if ctrl[_BEST_RESULT] == WON:
             break
@@ -255,7 +256,7 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
 # One best-first search per solve, in BEST_MEMORY_SHARE of the memory limit: half of that for
 # its table, the rest for the queue and the expanded positions, in the proportion one expansion
 # needs of each (BEST_QUEUE_BYTES and BEST_SLOT_BYTES; deal 104 expanded 1.2M positions and
-# queued 1.5M to win, docs/speed.md "Solver").
+# queued 1.5M to win, docs/experiments/2026-11-29-speed-log.md).
 BEST_MEMORY_SHARE = 0.5
 BEST_QUEUE_BYTES = 8 + 4 + 4  # a queued position: heap key, parent's slot, move
 BEST_SLOT_BYTES = PACKED_SIZE + 4 + 4 + 4  # an expanded position: packed, parent's slot, move, depth

@@ -70,7 +70,7 @@ def _shuffle_moves(moves, scores, count, key, seed, spread):
 # (column_cards, down_masks, card_place) from root_class, and None for a
 # position search: numba compiles the kernels once for each and drops the other branch.
 # (The kernel shared this way runs the class search about 10% slower than a copy of the loop
-# of its own, docs/speed.md "Solver"; kept for one kernel.)
+# of its own, docs/experiments/2026-11-29-speed-log.md; kept for one kernel.)
 @njit(cache=True, inline="always")
 def _node_key(state, rules, talon_index, limited, exact_twins, layout, key, values, free):
     if layout is None:
@@ -144,8 +144,8 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
     A position's successors are all built and looked up in the table when it is expanded, and
     those that were new are expanded in turn when the search comes back to them (``fresh``):
     the look-ups of one position's successors then overlap in memory instead of waiting one by
-    one (docs/speed.md "Solver"). A successor marked as seen that way is expanded
-    later by the position that generated it, so the search stays complete.
+    one (docs/experiments/2026-11-29-speed-log.md). A successor marked as seen that way is
+    expanded later by the position that generated it, so the search stays complete.
 
     Two searches may share a table (``owner`` 1 and 2; 0: a table of its own). A new entry is
     then stamped as waiting for its inserter's expansion; a search that meets an entry waiting
@@ -264,9 +264,9 @@ def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_co
     """With unlimited passes, a position whose waste boundary (``key[word]``'s 5 bits at
     ``shift``) is off the draw grid can reach, by draws alone, the same position with each
     later boundary of its grid and then with the grid boundary: those have a subset of its
-    moves, so mark them as seen (docs/solver.md, "Boundaries off the draw grid"). Returns the entries used and the first of
-    those boundaries that was in the table already (``talon_length`` for the grid boundary,
-    ``TALON_SLOTS + 1`` for none). Marking is optional: it stops at ``mark_stop`` entries, which
+    moves, so mark them as seen (docs/solver.md, "Boundaries off the draw grid"). Returns the
+    entries used and the first of those boundaries that was in the table already
+    (``talon_length`` for the grid boundary, ``TALON_SLOTS + 1`` for none). Marking is optional: it stops at ``mark_stop`` entries, which
     leaves at least half the table to expanded positions."""
     covered_from = core.TALON_SLOTS + 1
     boundary = (key[word] >> shift) & 31
@@ -295,7 +295,8 @@ def _drop_covered_talon_moves(moves, scores, count, boundary, draw_count, covere
     boundary: ``covered_from`` = the talon's length), already in the table, has too: the plays of
     the tops at ``covered_from`` and after on this pass, and every play after a recycle. They
     lead to the same successors (the waste boundary of the successor is where the played card
-    lay), which that position's expansion generates (docs/solver.md, "Boundaries off the draw grid"). Returns the moves kept."""
+    lay), which that position's expansion generates (docs/solver.md, "Boundaries off the draw
+    grid"). Returns the moves kept."""
     kept = 0
     for index in range(count):
         move = moves[index]

@@ -17,17 +17,17 @@ from klondike_env.solver.table import ENTRY_BYTES, MAX_FILL, claim_entry, table_
 # complete search once it has expanded PROBE_AFTER positions; budgets PROBE_UNIT times the Luby
 # sequence. They start (with the best-first search) after 2,000 positions: most deals the fixed
 # order decides are decided by then, and starting the others early decides more positions
-# within small budgets (docs/speed.md "Solver").
+# within small budgets (docs/experiments/2026-11-29-speed-log.md).
 PROBE_AFTER = 2_000
 PROBE_UNIT = 8_000
 PROBE_SPREADS = (300, 2000, 120)
 # the probes' nodes, all together, per node of the complete search: a quarter, as the best-first
-# search finds most of what they would (deals 1-200, docs/speed.md "Solver")
+# search finds most of what they would (deals 1-200, docs/experiments/2026-11-29-speed-log.md)
 PROBE_SHARE = 0.25
 PROBE_MAX_LUBY = 128  # no probe expands more than PROBE_UNIT * 128 positions
 # The best-first search (docs/solver.md, "Best-first search") joins once the complete search has
 # expanded BEST_AFTER positions and expands BEST_SHARE positions per position of the complete
-# search (docs/speed.md "Solver").
+# search (docs/experiments/2026-11-29-speed-log.md).
 BEST_AFTER = 2_000
 BEST_SHARE = 0.25
 
