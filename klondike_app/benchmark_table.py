@@ -101,6 +101,11 @@ def _agent_label(summary: dict) -> str:
     return label
 
 
+def _batched(summary: dict) -> str:
+    """Marks the seconds of a run that played all its games in one batch (their average)."""
+    return ", all games batched" if "batched" in summary.get("note", "") else ""
+
+
 def _deals_label(summary: dict) -> str:
     if summary["seeds"] == summary["deals"]:
         return summary["deals"]
@@ -126,7 +131,7 @@ def benchmark_table(summaries: list[dict]) -> str:
             f"| {_agent_label(s)} | {_deals_label(s)} | {s['wins']}/{s['games']} "
             f"| {_percent(s['win_rate'])} ({_percent(low)}–{_percent(high)}) | {on_winnable} "
             f"| {s['mean_foundation_cards']:.1f} | {'-' if moves is None else f'{moves:.0f}'} "
-            f"| {s['seconds_per_game']:.3f} ({s['cpu_seconds_per_game']:.3f}), {s['workers']} "
+            f"| {s['seconds_per_game']:.3f} ({s['cpu_seconds_per_game']:.3f}), {s['workers']}{_batched(s)} "
             f"| `{s['code_version']}` | `{_command(s)}` |"
         )
     return "\n".join(lines)
@@ -144,7 +149,7 @@ def readme_table(summaries: list[dict]) -> str:
         low, high = s["win_rate_ci95"]
         lines.append(
             f"| {_agent_label(s)} | {s['wins']}/{s['games']} "
-            f"| {_percent(s['win_rate'])} ({_percent(low)}–{_percent(high)}) | {s['cpu_seconds_per_game']:.3f} |"
+            f"| {_percent(s['win_rate'])} ({_percent(low)}–{_percent(high)}) | {s['cpu_seconds_per_game']:.3f}{_batched(s)} |"
         )
     return "\n".join(lines)
 
