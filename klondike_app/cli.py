@@ -13,24 +13,41 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import sys
 
 # subcommand -> (module under klondike_app, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "train": ("train", "train MaskablePPO from a YAML config, or resume a run"),
+    "plot-training": ("plot_training", "plot a training run's curves to a PNG and summarise it"),
+    "dagger": ("dagger", "label a learner's games with a teacher's moves for behaviour cloning"),
+    "label-moves": ("label_moves", "score each move of recorded games by whether the deal stayed winnable"),
+    "analyse-losses": ("analyse_losses", "find the losing move of lost games on winnable deals"),
+    "playthrough": ("playthrough", "write or regenerate golden playthrough files"),
     "bench": ("bench", "speed and strength benchmarks: core, env, solver"),
     "benchmark-table": ("benchmark_table", "rewrite the results tables of BENCHMARK.md and README.md from the committed summaries"),
     "play": ("web.play_command", "play Klondike in the browser (a web server on this machine)"),
 }
 
 
+def fail(args: argparse.Namespace, error: object) -> int:
+    """Report a bad input in one line, ``klondike COMMAND: error: ...`` (as argparse does), and
+    return the exit status 2."""
+    print(f"klondike {args.command}: error: {error}", file=sys.stderr)
+    return 2
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The top-level parser; with ``only``, imports just that subcommand's module."""
+    """The top-level parser; only the module of subcommand ``only`` (if any) is imported."""
     parser = argparse.ArgumentParser(prog="klondike", description="Draw-3 Klondike: play, solve, evaluate and train.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
-        if only is None or name == only:
+        if name == only:
             module = importlib.import_module(f"klondike_app.{module_name}")
+            # the module's docstring (its usage examples) is the subcommand's full help
+            command_parser.description = inspect.cleandoc(module.__doc__ or help_text).replace("``", "")
+            command_parser.formatter_class = argparse.RawDescriptionHelpFormatter
             module.add_arguments(command_parser)
             command_parser.set_defaults(run=module.run)
     return parser

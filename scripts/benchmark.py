@@ -1,4 +1,4 @@
-"""Same as ``klondike bench``: speed and strength benchmarks (``--help`` lists the sections)."""
+"""Same as ``klondike bench`` (``--help`` lists its options); needs the package installed."""
 
 import sys
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,18 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def klondike(*argv) -> int:
+    """Run the ``klondike`` command in this process (output to capsys); its exit status."""
+    from klondike_app.cli import main
+
+    return main([str(arg) for arg in argv])
+
+
+def klondike_command(*argv) -> list[str]:
+    """The ``klondike`` command line that runs this checkout's code (``-m`` from the repository root)."""
+    return [sys.executable, "-m", "klondike_app", *map(str, argv)]
 
 
 def deck_position(row: int, col: int) -> int:

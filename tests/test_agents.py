@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from agents.greedy import is_safe_to_foundation
 from klondike_env import Game, Rules, card_str, parse_card
 from klondike_env.core import DRAW
 
+ROOT = Path(__file__).resolve().parents[1]
 ENDINGS = {"won", "dead", "resigned", "move limit"}
 FAST_AGENTS = [
     "random", "greedy", "determinized:samples=3,nodes=2000", "determinized:samples=3,nodes=2000,tiebreak=solver",
@@ -386,8 +388,8 @@ def test_label_moves_script_writes_positions_and_refuses_a_missing_file(tmp_path
     games = tmp_path / "games.csv"
     games.write_text("deal,won,moves,actions\n12,0,%d,%s\n" % (len(actions), " ".join(map(str, actions))))
     out = tmp_path / "labels.npz"
-    command = [sys.executable, "scripts/label_moves.py", str(games), "--worlds", "2", "--workers", "1", "--out", str(out)]
-    result = subprocess.run(command, capture_output=True, text=True)
+    command = [sys.executable, "-m", "klondike_app", "label-moves", str(games), "--worlds", "2", "--workers", "1", "--out", str(out)]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert "1 games" in result.stdout and "mean regret" in result.stdout
     saved = np.load(out)
@@ -397,13 +399,13 @@ def test_label_moves_script_writes_positions_and_refuses_a_missing_file(tmp_path
         assert saved["played"][index] == actions[number]
         view = PlayerView(position_after(12, actions, Rules(), number))
         assert np.array_equal(saved["observations"][index], view.observe("information+actions", "uint8"))
-    missing = subprocess.run([sys.executable, "scripts/label_moves.py", str(tmp_path / "none.csv")],
-                             capture_output=True, text=True)
+    missing = subprocess.run([sys.executable, "-m", "klondike_app", "label-moves", str(tmp_path / "none.csv")],
+                             capture_output=True, text=True, cwd=ROOT)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "none.csv" in missing.stderr
     other_rules = tmp_path / "other.csv"
     other_rules.write_text("deal,won,moves,actions\n12,0,2,0 5\n")  # waste to column 2 with an empty waste
-    illegal = subprocess.run([sys.executable, "scripts/label_moves.py", str(other_rules), "--workers", "1"],
-                             capture_output=True, text=True)
+    illegal = subprocess.run([sys.executable, "-m", "klondike_app", "label-moves", str(other_rules), "--workers", "1"],
+                             capture_output=True, text=True, cwd=ROOT)
     assert illegal.returncode == 2 and illegal.stderr.count("\n") == 1 and "draw-3 standard rules" in illegal.stderr
 
 

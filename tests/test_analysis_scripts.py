@@ -1,4 +1,4 @@
-"""scripts/analyse_losses.py and scripts/label_moves.py: bad input is one line, before any solving."""
+"""`klondike analyse-losses` and `klondike label-moves`: bad input is one line, before any solving."""
 
 from __future__ import annotations
 
@@ -7,21 +7,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import load_script
+from conftest import klondike, klondike_command
 
 from agents import make_agent
 from agents.evaluation import load_verdicts, play_game, verdict_file, write_results
 from klondike_env import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ("analyse_losses", "label_moves")
+SCRIPTS = ("analyse-losses", "label-moves")
 
 
 def _error_line(script: str, argv, capsys) -> str:
     """The error line of a refused command line (argparse's own after its usage line, or main's)
     from its "error: ", once the exit status is checked to be 2."""
     try:
-        status = load_script(script).main(argv)
+        status = klondike(script, *argv)
     except SystemExit as exit:
         status = exit.code
     assert status == 2
@@ -44,8 +44,8 @@ def draw1_results(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_a_game_of_other_rules_is_refused_before_the_workers(script, draw1_results):
     # a subprocess, as run by hand: a worker used to fail with a RemoteTraceback
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / f"{script}.py"), str(draw1_results), "--workers", "1"],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(klondike_command(script, draw1_results, "--workers", "1"),
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert f"error: {draw1_results} does not replay under draw-3 standard rules, the only rules analysed here: " \
            f"deal 4, " in run.stderr
@@ -77,12 +77,12 @@ def test_label_moves_checks_out_before_labelling(draw1_results, tmp_path, capsys
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("")
     # the draw-1 games would be refused too: the --out check comes first
-    assert _error_line("label_moves", [str(draw1_results), "--out", str(not_a_folder / "labels.npz")], capsys) == (
+    assert _error_line("label-moves", [str(draw1_results), "--out", str(not_a_folder / "labels.npz")], capsys) == (
         f"error: bad --out '{not_a_folder / 'labels.npz'}': cannot create the folder '{not_a_folder}' (File exists)")
 
 
 def test_analyse_losses_says_when_there_is_nothing_to_analyse(tmp_path, capsys):
     results = tmp_path / "results.csv"
     results.write_text("deal,won,moves,actions\n1,0,0,\n")  # deal 1 is UNSOLVABLE under draw-3
-    assert load_script("analyse_losses").main([str(results), "--workers", "1"]) == 0
+    assert klondike("analyse-losses", results, "--workers", "1") == 0
     assert capsys.readouterr().out == f"no lost game on a deal the solver wins in {results}: nothing to analyse\n"

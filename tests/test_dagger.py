@@ -1,4 +1,4 @@
-"""DAgger labelling (agents/training/dagger.py, scripts/dagger.py) and cloning its labels."""
+"""DAgger labelling (agents/training/dagger.py, `klondike dagger`) and cloning its labels."""
 
 from __future__ import annotations
 
@@ -66,9 +66,11 @@ def test_bad_beta(beta, message):
 
 
 def test_script_refuses_evaluation_deals_and_writes_a_file(tmp_path, capsys):
-    from conftest import load_script
+    from conftest import klondike
 
-    main = load_script("dagger").main
+    def main(argv):
+        return klondike("dagger", *argv)
+
     assert main(["--learner", "random", "--teacher", "greedy", "--deals", "1995-2005", "--out",
                  str(tmp_path / "x.csv"), "--quiet"]) == 2
     assert "deal 1995 of the 'val' set" in capsys.readouterr().err
@@ -83,25 +85,26 @@ def test_script_refuses_evaluation_deals_and_writes_a_file(tmp_path, capsys):
     (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
 ])
 def test_script_refuses_bad_numbers_naming_the_flag(args, message, tmp_path, capsys):
-    from conftest import load_script
+    from conftest import klondike
 
     with pytest.raises(SystemExit) as stop:
-        load_script("dagger").main(["--learner", "random", "--teacher", "greedy", "--deals", "30001-30002",
+        klondike("dagger", *["--learner", "random", "--teacher", "greedy", "--deals", "30001-30002",
                                     "--out", str(tmp_path / "x.csv"), *args])
     assert stop.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_script_checks_its_out_file_before_labelling(tmp_path, capsys, monkeypatch):
-    from conftest import load_script
+    from conftest import klondike
 
-    script = load_script("dagger")
-    monkeypatch.setattr(script, "label_deals", lambda *a, **k: pytest.fail("games were played"))
+    import agents.training.dagger
+
+    monkeypatch.setattr(agents.training.dagger, "label_deals", lambda *a, **k: pytest.fail("games were played"))
     blocker = tmp_path / "file"
     blocker.write_text("")
-    assert script.main(["--learner", "random", "--teacher", "greedy", "--deals", "30001-30002",
-                        "--out", str(blocker / "x.csv")]) == 2
+    assert klondike("dagger", "--learner", "random", "--teacher", "greedy", "--deals", "30001-30002",
+                    "--out", blocker / "x.csv") == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: bad --out") and err.count("\n") == 1
+    assert err.startswith("klondike dagger: error: bad --out") and err.count("\n") == 1
 
 
 def test_cloning_fits_the_labels_not_the_moves_played(tmp_path):

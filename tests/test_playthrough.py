@@ -2,22 +2,22 @@
 
 A failure means the env's behaviour changed somewhere (a rule, a reward, an observation entry, an
 action name, the board text). If the change is intended, rewrite the files with
-``python scripts/playthrough.py --regenerate tests/playthroughs/*.txt`` and review ``git diff``.
+``klondike playthrough --regenerate tests/playthroughs/*.txt`` and review ``git diff``.
 """
 
 import difflib
 from pathlib import Path
 
 import pytest
-from conftest import load_script
+from conftest import klondike
 
 from klondike_env.playthrough import FORMAT_LINE, playthrough_text, read_playthrough
 
 PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
 
 
-def _script():
-    return load_script("playthrough")
+def playthrough(*argv) -> int:
+    return klondike("playthrough", *argv)
 
 
 FILES = sorted(PLAYTHROUGHS.glob("*.txt"))
@@ -79,17 +79,16 @@ def test_actions_past_the_end_of_the_episode_are_refused():
 
 
 def test_the_script_writes_a_file_that_regenerates_unchanged(tmp_path, capsys):
-    script = _script()
     out = tmp_path / "short.txt"
-    assert script.main(["--deal", "11", "--play", "random", "--seed", "3", "--steps", "6",
+    assert playthrough(*["--deal", "11", "--play", "random", "--seed", "3", "--steps", "6",
                         "--option", "draw_count=1", "--option", "empty_column=any", "--out", str(out)]) == 0
     written = out.read_text(encoding="utf-8")
     assert read_playthrough(written)[1] == {"draw_count": 1, "empty_column": "any", "observation_dtype": "uint8"}
     assert written.count("\n--- step ") == 6
-    assert script.main(["--regenerate", str(out)]) == 0
+    assert playthrough(*["--regenerate", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == written
     with pytest.raises(SystemExit):
-        script.main(["--deal", "11", "--option", "draw_count"])
+        playthrough(*["--deal", "11", "--option", "draw_count"])
     assert "bad --option 'draw_count': expected name=value" in capsys.readouterr().err
 
 
@@ -99,10 +98,9 @@ def test_the_script_writes_a_file_that_regenerates_unchanged(tmp_path, capsys):
     (["--deal", "1", "--option", "draw_count=2"], "bad rules option draw_count=2"),
 ])
 def test_the_script_reports_bad_input_in_one_line(argv, message, capsys):
-    script = _script()
-    assert script.main(argv) == 2
+    assert playthrough(*argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert err.startswith("klondike playthrough: error: ") and message in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -112,5 +110,5 @@ def test_the_script_reports_bad_input_in_one_line(argv, message, capsys):
 ])
 def test_the_script_refuses_random_play_settings_it_would_ignore(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
-        _script().main(["--deal", "11", "--play", "random", "--steps", "6", *argv])
+        playthrough(*["--deal", "11", "--play", "random", "--steps", "6", *argv])
     assert stop.value.code == 2 and message in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The training pipeline (agents/training, scripts/train.py) on configs/tiny.yaml.
+"""The training pipeline (agents/training, `klondike train`) on configs/tiny.yaml.
 
 Each tiny run takes a few seconds: 256 env steps, 8 envs, a 32-unit network.
 """
@@ -181,7 +181,7 @@ def test_losing_move_penalty_marks_the_move_after_which_the_deal_is_lost():
 
 
 def test_sigterm_saves_a_checkpoint_and_resume_goes_on(tmp_path):
-    command = [sys.executable, str(ROOT / "scripts" / "train.py"), "--config", str(TINY), "--runs-dir",
+    command = [sys.executable, "-m", "klondike_app", "train", "--config", str(TINY), "--runs-dir",
                str(tmp_path), "--quiet", "--override", "train.total_timesteps=10000000", "train.eval_freq=0",
                "train.final_eval_deals=0", "train.checkpoint_freq=1000000"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -334,14 +334,14 @@ def test_shipped_configs_are_valid():
 
 
 def run_train_script_expecting_an_error(runs_dir: Path, *args: str) -> str:
-    """scripts/train.py's one-line error for ``args``; no run folder was made."""
+    """`klondike train`'s one-line error for ``args``; no run folder was made."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "train.py"), "--runs-dir", str(runs_dir), *args],
+        [sys.executable, "-m", "klondike_app", "train", "--runs-dir", str(runs_dir), *args],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 2, result.stdout + result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr  # no traceback, no YAML dump
-    assert result.stderr.startswith("train.py: error: ")
+    assert result.stderr.startswith("klondike train: error: ")
     assert not runs_dir.exists() or not any(runs_dir.iterdir())  # no run folder for a config that failed
     return result.stderr
 
