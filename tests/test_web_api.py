@@ -138,6 +138,11 @@ def test_click_click_intents_and_a_named_card(client):
     response = client.post(f"/api/games/{view['id']}/actions", json={"from": "col6", "to": "col0", "card": "8S"})
     assert response.status_code == 409  # the engine's reason: only a king starts an empty column
     assert client.get(f"/api/games/{view['id']}").json() == moved
+    check = client.post(f"/api/games/{view['id']}/check", json={"from": "col6", "to": "col0", "card": "8S"})
+    assert check.status_code == 200 and not check.json()["legal"] and "fits the destination" in check.json()["reason"]
+    check = client.post(f"/api/games/{view['id']}/check", json={"from": "stock", "to": "waste"}).json()
+    assert check == {"legal": True, "action": 0, "reason": None}
+    assert client.get(f"/api/games/{view['id']}").json() == moved
 
 
 def test_a_foundation_card_comes_back_down(client):

@@ -1,11 +1,6 @@
-"""Helpers of the web tests: decks built for a purpose, and a real server on a free port."""
+"""Helpers of the web tests: decks built for a purpose."""
 
 from __future__ import annotations
-
-import socket
-import threading
-import time
-from contextlib import contextmanager
 
 from conftest import build_deck
 from klondike_env import card_str
@@ -49,30 +44,3 @@ def nearly_won_deck() -> str:
     }
     stock = [rank + suit for rank in "89TJQK" for suit in SUITS]
     return " ".join(card_str(card) for card in build_deck(columns, stock))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def running_server(app):
-    """``app`` served by uvicorn on a free localhost port in a thread; yields the base URL."""
-    import uvicorn
-
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)

@@ -105,6 +105,12 @@ def routes(rounds: Rounds) -> list[Route]:
             raise ApiError(400, 'expected {"action": ID} with ID in 0..86, or {"from": PILE, "to": PILE}')
         return answer(rounds.view(live))
 
+    async def check(request: Request):
+        data = await read_json(request, ("from", "to", "card"))
+        if "from" not in data or "to" not in data:
+            raise ApiError(400, 'expected {"from": PILE, "to": PILE} and optionally "card"')
+        return answer(rounds.check(request.path_params["game"], source=data["from"], dest=data["to"], card=data.get("card")))
+
     async def undo(request: Request):
         await read_json(request, ())
         return answer(rounds.view(rounds.undo(request.path_params["game"])))
@@ -133,6 +139,7 @@ def routes(rounds: Rounds) -> list[Route]:
         Route("/api/games", create, methods=["POST"]),
         Route("/api/games/{game}", show, methods=["GET"]),
         Route("/api/games/{game}/actions", act, methods=["POST"]),
+        Route("/api/games/{game}/check", check, methods=["POST"]),
         Route("/api/games/{game}/undo", undo, methods=["POST"]),
         Route("/api/games/{game}/hint", hint, methods=["GET"]),
         Route("/api/games/{game}/finish", finish, methods=["POST"]),

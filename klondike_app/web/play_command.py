@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, default=None, metavar="FILE",
                         help="SQLite file of games and statistics (default: play.sqlite3 in the user data folder)")
     parser.add_argument("--no-open", action="store_true", help="do not open a browser")
+    parser.add_argument("--screenshot", type=Path, default=None, metavar="PNG",
+                        help="instead of serving, photograph the opening table of deal 1 with Chromium into PNG "
+                             "(for the docs: docs/images/play.png)")
     add_rules_arguments(parser)
 
 
@@ -62,6 +65,11 @@ def run(args) -> int:
     if not 0 <= args.port <= 65535:
         print(f"klondike play: bad port {args.port}: a port is 0..65535", file=sys.stderr)
         return 2
+    if args.screenshot is not None:
+        from klondike_app.web.screenshot import take
+
+        print(f"klondike play: wrote {take(args.screenshot, rules=rules)}")
+        return 0
     db = args.db or default_db()
     app = create_app(db, rules)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")

@@ -147,25 +147,7 @@ class Rounds:
         head card the player picked, checked against what the move would carry)."""
         with self._lock:
             live = self._playing(round_id)
-            if action is None:
-                try:
-                    action = intent_action(source, dest)
-                except ValueError as error:
-                    raise BadInput(str(error)) from None
-                if action == core.DRAW and not live.game.stock:
-                    if not live.game.waste:
-                        raise Refused("the stock and the waste are both empty: there is nothing to draw")
-                    action = core.RECYCLE
-            try:
-                action = check_action_range(action)
-            except IllegalActionError as error:
-                raise BadInput(str(error)) from None
-            try:
-                check_intent_card(PlayerView(live.game), action, card)
-            except IllegalActionError as error:
-                raise Refused(str(error)) from None
-            except ValueError as error:
-                raise BadInput(str(error)) from None
+            action = self._resolve(live, action, source, dest, card)
             try:
                 live.game.step(action)
             except IllegalActionError as error:
@@ -174,6 +156,42 @@ class Rounds:
             live.record.log.append(action)
             self._save_or_undo(live)
             return live
+
+    def check(self, round_id: str, *, source=None, dest=None, card=None) -> dict:
+        """Whether the move from ``source`` to ``dest`` is legal, and if not the reason, without
+        playing it (so a page can explain a refused drop without an error status)."""
+        with self._lock:
+            live = self._playing(round_id)
+            try:
+                action = self._resolve(live, None, source, dest, card)
+                live.game.copy().step(action)
+            except (Refused, IllegalActionError) as error:
+                return {"legal": False, "action": None, "reason": str(error)}
+            return {"legal": True, "action": action, "reason": None}
+
+    def _resolve(self, live: Live, action, source, dest, card) -> int:
+        """The action id a request names, checked for form (:class:`BadInput`) and for the
+        named card (:class:`Refused`); its legality is left to ``Game.step``."""
+        if action is None:
+            try:
+                action = intent_action(source, dest)
+            except ValueError as error:
+                raise BadInput(str(error)) from None
+            if action == core.DRAW and not live.game.stock:
+                if not live.game.waste:
+                    raise Refused("the stock and the waste are both empty: there is nothing to draw")
+                action = core.RECYCLE
+        try:
+            action = check_action_range(action)
+        except IllegalActionError as error:
+            raise BadInput(str(error)) from None
+        try:
+            check_intent_card(PlayerView(live.game), action, card)
+        except IllegalActionError as error:
+            raise Refused(str(error)) from None
+        except ValueError as error:
+            raise BadInput(str(error)) from None
+        return action
 
     def undo(self, round_id: str) -> Live:
         with self._lock:

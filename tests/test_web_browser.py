@@ -1,0 +1,216 @@
+"""The browser game in a real browser: Playwright driving Debian's Chromium against a uvicorn
+server on a free localhost port. Every test also requires a clean browser console."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+sync_api = pytest.importorskip("playwright.sync_api")
+
+from conftest import build_deck  # noqa: E402
+from klondike_app.web.app import create_app  # noqa: E402
+from klondike_app.web.screenshot import CHROMIUM, launch_chromium  # noqa: E402
+from klondike_app.web.serve import post_json, running_server  # noqa: E402
+from klondike_env import card_str  # noqa: E402
+from web_support import nearly_won_deck, stuck_deck  # noqa: E402
+
+if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+    # CI installs Debian's chromium (.ci/run), so this skip is for machines without it
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+TWO_WAYS = " ".join(card_str(c) for c in build_deck({0: ["9S"], 1: ["9C"], 2: ["8H"], 3: ["TD"], 4: ["KS"], 5: ["KC"], 6: ["QS"]}))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = create_app(tmp_path_factory.mktemp("web") / "play.sqlite3")
+    with running_server(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1000, "height": 760})
+    page = context.new_page()
+    problems = []
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    yield page
+    context.close()
+    assert problems == [], f"errors in the browser console: {problems}"
+
+
+def open_game(page, server, **body) -> dict:
+    game = post_json(f"{server}/api/games", body)
+    page.goto(f"{server}/?game={game['id']}")
+    page.wait_for_selector("#col6 .card")
+    return game
+
+
+def column(page, index: int) -> list:
+    """The column's cards as the page draws them: text, or None for a back."""
+    return page.eval_on_selector_all(f"#col{index} .card", "cards => cards.map(c => c.dataset.card ?? null)")
+
+
+def waste_top(page):
+    return page.eval_on_selector_all("#waste .card", "cards => cards.length ? cards[cards.length - 1].dataset.card : null")
+
+
+def wait_moves(page, moves: int):
+    sync_api.expect(page.locator("#status-moves")).to_have_text(f"Moves {moves}")
+
+
+def test_deal_1_opening_table(page, server):
+    open_game(page, server, deal=1)
+    assert column(page, 0) == ["7D"]
+    assert column(page, 6) == [None] * 6 + ["8S"]
+    assert page.text_content("#deal-number") == "1"
+    assert page.text_content("#stock .count") == "24"
+    assert page.text_content("#status-pass").startswith("Pass 1")
+
+
+def test_draw_by_click_and_by_space(page, server):
+    open_game(page, server, deal=1)
+    page.click("#stock")
+    wait_moves(page, 1)
+    assert waste_top(page) == "6C" and page.text_content("#stock .count") == "21"
+    page.locator("body").focus()
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("Space")
+    wait_moves(page, 2)
+    assert page.text_content("#stock .count") == "18"
+    assert page.locator("#waste .card").count() >= 3  # the last draw fanned
+
+
+def test_single_click_moves_a_card_with_one_destination_and_u_undoes(page, server):
+    open_game(page, server, deal=1)
+    page.click("#col0 .card")
+    wait_moves(page, 1)
+    assert column(page, 0) == [] and column(page, 6)[-2:] == ["8S", "7D"]
+    page.keyboard.press("u")
+    wait_moves(page, 0)
+    assert column(page, 0) == ["7D"] and column(page, 6)[-1] == "8S"
+
+
+def test_click_click_and_drag(page, server):
+    open_game(page, server, deck=TWO_WAYS)
+    page.click("#col2 .card.face")  # 8H fits on 9S and on 9C: picked up, both marked
+    assert page.locator(".pile.target").count() == 2
+    page.click("#col1 .card.face")
+    wait_moves(page, 1)
+    assert column(page, 1)[-2:] == ["9C", "8H"]
+    # drag the 8H on to the 9S
+    source = page.locator("#col1 .card.face").last.bounding_box()
+    target = page.locator("#col0 .card.face").last.bounding_box()
+    page.mouse.move(source["x"] + 20, source["y"] + 20)
+    page.mouse.down()
+    page.mouse.move(target["x"] + 25, target["y"] + 30, steps=8)
+    page.mouse.up()
+    wait_moves(page, 2)
+    assert column(page, 0)[-2:] == ["9S", "8H"]
+    # an illegal drop springs back with the engine's reason
+    source = page.locator("#col5 .card.face").last.bounding_box()  # KC onto the TD: refused
+    target = page.locator("#col3 .card.face").last.bounding_box()
+    page.mouse.move(source["x"] + 20, source["y"] + 20)
+    page.mouse.down()
+    page.mouse.move(target["x"] + 25, target["y"] + 30, steps=8)
+    page.mouse.up()
+    sync_api.expect(page.locator("#message")).to_have_class("error")
+    assert "illegal action" in page.text_content("#message")
+    assert column(page, 5)[-1] == "KC" and column(page, 3)[-1] == "TD"
+
+
+def test_keyboard_picks_up_puts_down_and_chooses_where_a_run_starts(page, server):
+    open_game(page, server, deck=TWO_WAYS)
+    page.focus("#col2")
+    page.keyboard.press("Enter")  # the 8H has two places to go: picked up
+    assert page.locator(".card.selected").count() == 1
+    page.keyboard.press("Escape")
+    assert page.locator(".card.selected").count() == 0
+    page.keyboard.press("Enter")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Enter")  # put down on the 9C
+    wait_moves(page, 1)
+    assert column(page, 1)[-2:] == ["9C", "8H"]
+    page.keyboard.press("ArrowUp")  # from the 8H up to the 9C: the run 9C 8H
+    assert page.eval_on_selector("#col1 .card.cursor", "c => c.dataset.card") == "9C"
+    page.keyboard.press("Enter")  # one place takes the run (the TD): it goes there
+    wait_moves(page, 2)
+    assert column(page, 3)[-3:] == ["TD", "9C", "8H"]
+
+
+def test_hint_with_h_and_a_new_deal_with_n(page, server):
+    open_game(page, server, deal=1)
+    page.keyboard.press("h")
+    sync_api.expect(page.locator("#message")).to_contain_text("Hint:")
+    assert page.locator(".card.hint").count() >= 1
+    assert page.text_content("#status-moves") == "Moves 0"  # a hint makes no move
+    page.keyboard.press("n")
+    sync_api.expect(page.locator("#deal-number")).not_to_have_text("1")
+    assert page.text_content("#status-moves") == "Moves 0"
+
+
+def test_reload_brings_the_same_position_back(page, server):
+    open_game(page, server, deal=1)
+    page.click("#col0 .card")
+    wait_moves(page, 1)
+    page.click("#stock")
+    wait_moves(page, 2)
+    before = [column(page, i) for i in range(7)], waste_top(page)
+    page.goto(server)  # the plain address: the game comes back from this browser's storage
+    page.wait_for_selector("#col6 .card")
+    wait_moves(page, 2)
+    assert ([column(page, i) for i in range(7)], waste_top(page)) == before
+    assert page.text_content("#deal-number") == "1"
+
+
+def test_dead_position_dialog(page, server):
+    open_game(page, server, deck=stuck_deck())
+    page.evaluate("document.activeElement.blur()")
+    for _ in range(8):
+        page.keyboard.press("Space")
+    page.wait_for_selector("#dlg-dead[open]")
+    assert page.is_visible("#dlg-dead button[data-command='undo']")
+    page.click("#dlg-dead button[data-command='undo']")
+    wait_moves(page, 7)
+    assert not page.is_visible("#dlg-dead")
+
+
+def test_auto_finish_wins_a_nearly_won_deck(page, server):
+    game = post_json(f"{server}/api/games", {"deck": nearly_won_deck()})
+    view = game
+    while moves := [m for m in view["legal"] if m["from"].startswith("col") and m["to"].startswith("found")]:
+        view = post_json(f"{server}/api/games/{game['id']}/actions", {"action": moves[0]["action"]})
+    for _ in range(8):
+        view = post_json(f"{server}/api/games/{game['id']}/actions", {"action": 0})
+    assert view["auto_finish"]
+    page.goto(f"{server}/?game={game['id']}")
+    page.wait_for_selector("#btn-finish.ready")
+    page.keyboard.press("f")
+    page.wait_for_selector("#dlg-won[open]", timeout=60_000)
+    assert page.text_content("#won-home") == "52 of 52"
+    assert page.locator("#found3 .card").get_attribute("data-card") == "KS"
+
+
+def test_phone_width_shows_every_column(browser, server):
+    context = browser.new_context(viewport={"width": 375, "height": 700}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    game = post_json(f"{server}/api/games", {"deal": 1})
+    page.goto(f"{server}/?game={game['id']}")
+    page.wait_for_selector("#col6 .card.face")
+    box = page.locator("#col6").bounding_box()
+    assert box["x"] + box["width"] <= 375
+    context.close()
