@@ -8,21 +8,24 @@ are spread over worker processes.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import multiprocessing
 import os
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from agents.base import RESIGN, Agent, DealInfo, choose_action
 from agents.registry import make_agent
+from agents.results import (
+    CSV_COLUMNS, DEFAULT_MAX_MOVES, GameRecord, ResultsExistError, deals_text, finish_results,
+    open_results, parse_moves, read_game_rows, read_records, result_stem, run_identity, stored_identity,
+    write_json, write_results,
+)
 from klondike_env.cards import check_deal
 from klondike_env.cli import prepare_output_dir, read_text
 from klondike_env.data import seed_set_file, seed_set_names
@@ -31,7 +34,6 @@ from klondike_env.game import Game, IllegalActionError
 from klondike_env.rules import Rules
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the checkout, or site-packages when installed
-DEFAULT_MAX_MOVES = 1000
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 
@@ -99,18 +101,6 @@ def deal_seed(run_seed: int, deal: int) -> int:
 
 
 # --- playing -----------------------------------------------------------------------
-@dataclass
-class GameRecord:
-    deal: int
-    won: bool
-    moves: int
-    foundation_cards: int
-    seconds: float  # wall clock
-    ending: str  # won, dead, resigned, move limit
-    cpu_seconds: float = 0.0  # this process's CPU time: fairer than wall time on a shared machine
-    actions: tuple[int, ...] = ()  # the game as played: replays with Game.new(deal).step(...)
-
-
 def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int = DEFAULT_MAX_MOVES) -> GameRecord:
     """Play one deal to its end with ``agent``; the agent only ever sees :class:`PlayerView`."""
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -156,27 +146,49 @@ def _play_in_worker(job: tuple[int, dict, int, int]) -> GameRecord:
 
 
 def run_games(work, jobs: list, init, init_args: tuple, workers: int = 1, progress: bool = True,
-              desc: str = "") -> list:
+              desc: str = "", on_result=None) -> list:
     """``work(job)`` for every job, each process set up first by ``init(*init_args)``; with
     ``workers > 1`` in that many forked processes. Results come back in job order, under a
-    progress bar. ``init`` runs in this process first either way, so a bad agent spec or a
-    missing model file raises here rather than inside the pool."""
+    progress bar; ``on_result(result)`` is called in this process as each one arrives (in the
+    order they finish), so a caller can keep it before anything else can fail. ``init`` runs in
+    this process first either way, so a bad agent spec or a missing model file raises here
+    rather than inside the pool."""
     from tqdm import tqdm
 
     bar = dict(total=len(jobs), disable=not progress, desc=desc, unit="game", smoothing=0.05)
     init(*init_args)
     if workers <= 1:
-        return [work(job) for job in tqdm(jobs, **bar)]
-    with multiprocessing.get_context("fork").Pool(workers, init, init_args) as pool:
-        return list(tqdm(pool.imap(work, jobs, chunksize=1), **bar))
+        arrived = ((index, work(job)) for index, job in enumerate(jobs))
+        pool = None
+    else:
+        pool = multiprocessing.get_context("fork").Pool(workers, init, init_args)
+        arrived = pool.imap_unordered(_indexed, [(work, index, job) for index, job in enumerate(jobs)], chunksize=1)
+    results: list = [None] * len(jobs)
+    try:
+        for index, result in tqdm(arrived, **bar):
+            results[index] = result
+            if on_result is not None:
+                on_result(result)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    return results
+
+
+def _indexed(task):
+    work, index, job = task
+    return index, work(job)
 
 
 def play_deals(agent_spec: str, deals: list[int], rules: Rules, seed: int = 0, workers: int = 1,
-               max_moves: int = DEFAULT_MAX_MOVES, progress: bool = True) -> list[GameRecord]:
-    """Play every deal; with ``workers > 1`` in that many processes. Records come back in deal order."""
+               max_moves: int = DEFAULT_MAX_MOVES, progress: bool = True, on_record=None) -> list[GameRecord]:
+    """Play every deal; with ``workers > 1`` in that many processes. Records come back in deal
+    order; ``on_record(record)`` sees each as its game ends (see :func:`run_games`)."""
     rules_options = asdict(rules)
     jobs = [(deal, rules_options, deal_seed(seed, deal), max_moves) for deal in deals]
-    return run_games(_play_in_worker, jobs, _init_worker, (agent_spec, rules_options), workers, progress, agent_spec)
+    return run_games(_play_in_worker, jobs, _init_worker, (agent_spec, rules_options), workers, progress, agent_spec,
+                     on_record)
 
 
 # --- statistics ---------------------------------------------------------------------
@@ -274,51 +286,6 @@ def code_version() -> str | None:
 
 
 # --- files ---------------------------------------------------------------------------
-def result_stem(agent_label: str, seeds_name: str, rules: Rules) -> str:
-    text = f"{agent_label}_{Path(seeds_name).stem}_draw{rules.draw_count}"
-    return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-")
-
-
-def write_results(records: list[GameRecord], summary: dict, out_dir: Path, stem: str) -> Path:
-    """Write ``<stem>.csv`` (one row per deal) and ``<stem>.json`` (the summary); return the JSON path.
-
-    The CSV's ``actions`` column holds each game's action ids, space-separated: every game
-    can be replayed (``read_games``), and the games of a strong agent serve as demonstrations
-    for training (``agents.training.pretrain``).
-    """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    csv_path = out_dir / f"{stem}.csv"
-    with open(csv_path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["deal", "won", "moves", "foundation_cards", "seconds", "cpu_seconds", "ending", "actions"])
-        for r in records:
-            writer.writerow([r.deal, int(r.won), r.moves, r.foundation_cards, f"{r.seconds:.4f}", f"{r.cpu_seconds:.4f}",
-                             r.ending, " ".join(map(str, r.actions))])
-    summary = dict(summary, csv=str(csv_path))
-    json_path = out_dir / f"{stem}.json"
-    json_path.write_text(json.dumps(summary, indent=2) + "\n")
-    return json_path
-
-
-RESULTS_CSV = "a results CSV of scripts/evaluate.py"
-
-
-def read_game_rows(path: str | os.PathLike, columns: tuple[str, ...] = ("deal", "actions")) -> list[dict[str, str]]:
-    """The rows of a results CSV written by :func:`write_results` (or a DAgger file, which adds
-    a column); a one-line ``ValueError`` naming the file if it is missing, not text (a model
-    .zip passed by mistake) or lacks one of ``columns``."""
-    reader = csv.DictReader(io.StringIO(read_text(path, RESULTS_CSV)))
-    missing = [column for column in columns if column not in (reader.fieldnames or ())]
-    if missing:
-        raise ValueError(f"{path} has no {missing[0]!r} column: it is not {RESULTS_CSV}")
-    return list(reader)
-
-
-def parse_moves(text: str) -> list[int]:
-    """Space-separated action ids, as the ``actions`` column holds them."""
-    return [int(move) for move in text.split()]
-
-
 def game_of_row(row: dict[str, str], path: str | os.PathLike, index: int) -> tuple[int, list[int]]:
     """``(deal, actions)`` of the ``index``-th row of :func:`read_game_rows`; a bad cell is a
     ``ValueError`` naming the file and line."""
@@ -334,41 +301,107 @@ def read_games(path: str | os.PathLike) -> list[tuple[int, list[int]]]:
     return [game_of_row(row, path, index) for index, row in enumerate(read_game_rows(path))]
 
 
+def local_backend(agent_spec: str, rules: Rules, seed: int, max_moves: int, workers: int = 1,
+                  progress: bool = True):
+    """The harness's default backend: ``play(deals, on_record)`` plays the deals in ``workers``
+    local processes, each game seeded by :func:`deal_seed`, and hands each record to
+    ``on_record`` in this process as its game ends."""
+    def play(deals: list[int], on_record) -> None:
+        play_deals(agent_spec, deals, rules, seed=seed, workers=workers, max_moves=max_moves, progress=progress,
+                   on_record=on_record)
+
+    return play
+
+
+def run_evaluation(play, identity: dict, deals: list[int], rules: Rules, out_dir: str | os.PathLike, stem: str, *,
+                   overwrite: bool = False, header: dict | None = None) -> tuple[Path, dict]:
+    """The harness's driver, for any backend: open (or resume) the run's files, have
+    ``play(remaining_deals, on_record)`` play the deals not yet recorded -- each record is
+    appended to the CSV as it arrives --, then summarise the CSV into the JSON.
+
+    ``identity`` (:func:`agents.results.run_identity`) tells the same run (resumed) from
+    another (refused unless ``overwrite``); ``header`` is put at the top of the summary.
+    Returns ``(json_path, summary)``.
+    """
+    prepare_output_dir(out_dir, "--out")  # before playing: a bad folder must not cost the games
+    files = open_results(out_dir, stem, identity, deals, overwrite=overwrite, extra=header)
+    remaining = [deal for deal in deals if deal not in files.done]
+    start = time.perf_counter()
+    if remaining:
+        play(remaining, files.append)
+    summary = {**(header or {}), "deals": deals_text(deals), "rules": asdict(rules),
+               **summarize(list(files.done.values()), rules),
+               "wall_seconds": time.perf_counter() - start, "resumed_games": len(deals) - len(remaining)}
+    return finish_results(files, deals, summary)
+
+
 def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: int = 0, workers: int = 1,
              max_moves: int = DEFAULT_MAX_MOVES, out_dir: str | os.PathLike = "results", progress: bool = True,
-             command: str | None = None) -> tuple[Path, dict]:
-    """Play ``agent_spec`` on the seed set and write the CSV and JSON; returns ``(json_path, summary)``."""
+             command: str | None = None, overwrite: bool = False) -> tuple[Path, dict]:
+    """Play ``agent_spec`` on the seed set and write the CSV and JSON; returns ``(json_path, summary)``.
+
+    The files are named by :func:`agents.results.result_stem`; rerunning the same run into the
+    same folder resumes it, another run with the same name is refused unless ``overwrite``.
+    """
     rules = Rules() if rules is None else rules
     seeds_name, deals = load_seed_set(seeds)
     if workers < 1:
         raise ValueError(f"bad workers {workers!r}: use 1 or more processes")
     agent = make_agent(agent_spec)
-    prepare_output_dir(out_dir, "--out")  # before playing: a bad folder must not cost the games
-    version = code_version()  # before playing: the code that is about to run
-    start = time.perf_counter()
-    records = play_deals(agent_spec, deals, rules, seed=seed, workers=workers, max_moves=max_moves, progress=progress)
-    summary = {
+    header = {
         "agent": agent.label,
         "agent_spec": agent_spec,
         "sees_hidden_cards": agent.sees_hidden_cards,
         "sees_stock": agent.sees_stock,
         "seeds": seeds_name,
-        "deals": f"{deals[0]}-{deals[-1]}" if deals == list(range(deals[0], deals[-1] + 1)) else f"{len(deals)} deals",
-        "rules": asdict(rules),
         "seed": seed,
         "max_moves": max_moves,
         "workers": workers,
-        **summarize(records, rules),
-        "wall_seconds": time.perf_counter() - start,
         "command": command,
-        "code_version": version,
+        "code_version": code_version(),  # before playing: the code that is about to run
     }
-    path = write_results(records, summary, Path(out_dir), result_stem(agent.label, seeds_name, rules))
-    return path, summary
+    identity = run_identity(agent.label, seeds_name, rules, seed, max_moves)
+    play = local_backend(agent_spec, rules, seed, max_moves, workers, progress)
+    return run_evaluation(play, identity, deals, rules, out_dir, result_stem(agent.label, seeds_name, rules, seed, max_moves),
+                          overwrite=overwrite, header=header)
+
+
+def summarize_results(csv_path: str | os.PathLike, *, rules: Rules | None = None, write: bool = True) -> tuple[Path, dict]:
+    """Rebuild the summary of a results CSV (a finished run, or one cut short): the JSON beside it
+    gives the run's identity and details when it is there, else ``rules`` (default standard
+    draw-3) and the file name stand in. With ``write``, the JSON beside the CSV is (re)written.
+    Returns ``(json_path, summary)``; the summary covers the deals in the CSV (``"complete"`` says
+    whether the run had played all its deals when its JSON was last written).
+    """
+    csv_path = Path(csv_path)
+    records = read_records(csv_path)
+    json_path = csv_path.with_suffix(".json")
+    stored: dict = {}
+    if json_path.is_file():
+        try:
+            stored = json.loads(json_path.read_text())
+        except json.JSONDecodeError:
+            stored = {}
+    identity = stored_identity(stored) if stored else {}
+    if rules is None:
+        rules = Rules(**identity["rules"]) if identity.get("rules") else Rules()
+    deals = [record.deal for record in records]
+    summary = {
+        "agent": csv_path.stem, "seeds": csv_path.stem,
+        **stored,  # what the rows cannot tell (agent, command, times) is kept; the rest is recomputed
+        "deals": deals_text(deals), "rules": asdict(rules),
+        **summarize(records, rules),
+        "run": identity or None, "complete": stored.get("complete"), "csv": str(csv_path),
+    }
+    if len(set(deals)) != len(deals):
+        raise ValueError(f"{csv_path} lists a deal twice: it is not one run's results")
+    if write:
+        write_json(json_path, summary)
+    return json_path, summary
 
 
 __all__ = [
     "AgentError", "GameRecord", "SeedSetError", "deal_seed", "evaluate", "load_seed_set",
     "game_of_row", "parse_moves", "play_deals", "play_game", "read_game_rows", "read_games", "summarize", "wilson_interval",
-    "write_results",
+    "write_results", "run_evaluation", "local_backend", "summarize_results", "ResultsExistError", "CSV_COLUMNS",
 ]

@@ -11,7 +11,7 @@ import math
 from itertools import combinations
 from pathlib import Path
 
-from agents.evaluation import read_game_rows
+from agents.evaluation import read_game_rows, summarize_results
 from klondike_env.cli import prepare_output_file
 
 UPPER_BOUND = " (upper bound: sees hidden cards)"
@@ -22,10 +22,17 @@ def load_summaries(paths: list[str]) -> list[dict]:
     summaries = []
     for name in paths:
         path = Path(name)
+        if path.suffix == ".csv" and path.is_file():  # a run cut short, or a summary lost: rebuilt from the rows
+            json_path, summary = summarize_results(path, write=False)
+            summaries.append({**summary, "summary_path": str(json_path)})
+            continue
         if not path.is_file():
             raise ValueError(f"summary file {name!r} not found: give JSON files written by scripts/evaluate.py")
         try:
             summary = json.loads(path.read_text())
+            if summary.get("complete") is False and "win_rate" not in summary:
+                raise ValueError(f"{name!r} is an unfinished run: rerun its command to finish it, or give its "
+                                 f"CSV ({path.with_suffix('.csv').name}) to summarise the games played so far")
             summary["win_rate"], summary["win_rate_ci95"], summary["agent"]  # noqa: B018
         except (json.JSONDecodeError, KeyError, TypeError):
             raise ValueError(f"{name!r} is not an evaluation summary (expected the JSON of scripts/evaluate.py)") from None

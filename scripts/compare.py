@@ -1,6 +1,7 @@
 """Put evaluation summaries side by side: a markdown table and a bar chart with 95% intervals.
 
     python scripts/compare.py results/*.json [--plot results/compare.png]
+    python scripts/compare.py results/greedy_test_draw3.csv     # a summary rebuilt from the rows
 
 Agents that played the same deals are also compared deal by deal: the deals only one of them
 won, and the exact sign test on those (a second table).
@@ -16,7 +17,8 @@ from agents.reporting import bar_chart, check_chart_path, comparison_text, load_
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("summaries", nargs="+", help="JSON summaries written by scripts/evaluate.py")
+    parser.add_argument("summaries", nargs="+", help="JSON summaries written by scripts/evaluate.py, or their per-deal CSVs "
+                                                         "(the summary is rebuilt from the rows and written beside them)")
     parser.add_argument("--plot", default="results/compare.png",
                         help="chart to write, PNG or another format by its extension (default results/compare.png)")
     args = parser.parse_args(argv)

@@ -6,6 +6,10 @@
 
 --seeds takes a named set (dev, val, test), a file of deal numbers
 one per line, or a range FIRST-LAST. The summary's path is the last line printed.
+
+Each game's row is written to the CSV as the game ends. Running the same command again resumes
+an unfinished run (deals already written are skipped); a different run whose files would have
+the same name is refused unless --overwrite is given.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="run seed; each deal's agent seed derives from it")
     parser.add_argument("--max-moves", type=positive_int, default=1000, help="actions before a game is stopped (default 1000)")
     parser.add_argument("--out", default="results", help="folder for the CSV and JSON (default: results/)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace results of another run with the same file name (the same run resumes without it)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     command = "python scripts/evaluate.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
@@ -39,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes, empty_column=args.empty_column)
         path, summary = evaluate(args.agent, args.seeds, rules, seed=args.seed, workers=args.workers,
                                  max_moves=args.max_moves, out_dir=args.out, progress=not args.quiet,
-                                 command=command)
+                                 command=command, overwrite=args.overwrite)
     except (ValueError, AgentError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -32,13 +32,15 @@ def main(argv=None) -> int:
                         help="mask moves already played from a position (klondike_env.move_memory); "
                              "default: the run's policy.no_repeat")
     parser.add_argument("--out", default="results", help="folder for the CSV and JSON (default: results/)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace results of another run with the same file name (the same run resumes without it)")
     args = parser.parse_args(argv)
     from agents.training.evaluation import evaluate_policy_file
 
     try:
         path, summary = evaluate_policy_file(
             args.model, args.seeds, deterministic=args.deterministic, max_moves=args.max_moves, seed=args.seed,
-            out_dir=args.out, no_repeat=None if args.no_repeat is None else args.no_repeat == "true", command="python scripts/evaluate_policy.py " + shlex.join(sys.argv[1:] if argv is None else argv),
+            out_dir=args.out, overwrite=args.overwrite, no_repeat=None if args.no_repeat is None else args.no_repeat == "true", command="python scripts/evaluate_policy.py " + shlex.join(sys.argv[1:] if argv is None else argv),
         )
     except ValueError as error:
         print(f"evaluate_policy.py: error: {error}", file=sys.stderr)

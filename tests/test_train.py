@@ -547,8 +547,12 @@ def test_batched_policy_evaluation_writes_harness_files(tiny_run, tmp_path):
             game.step(action)
         assert sum(game.foundations) == int(row["foundation_cards"])
     # the same deals and seed give the same games
-    _, again = evaluate_policy_file(tiny_run / "model.zip", "1-6", max_moves=80, out_dir=tmp_path)
+    _, again = evaluate_policy_file(tiny_run / "model.zip", "1-6", max_moves=80, out_dir=tmp_path / "again")
     assert again["wins"] == summary["wins"] and again["mean_foundation_cards"] == summary["mean_foundation_cards"]
+    # the same command into the same folder: the run is complete, nothing is played or rewritten
+    rows = path.with_suffix(".csv").read_bytes()
+    _, resumed = evaluate_policy_file(tiny_run / "model.zip", "1-6", max_moves=80, out_dir=tmp_path)
+    assert resumed["resumed_games"] == 6 and path.with_suffix(".csv").read_bytes() == rows
 
 
 def test_validation_plays_the_harness_protocol(tiny_run, tmp_path):

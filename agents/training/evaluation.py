@@ -13,13 +13,15 @@ import numpy as np
 from agents.evaluation import wilson_interval
 
 
-def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = False) -> list[dict[str, Any]]:
+def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = False,
+               on_record=None) -> list[dict[str, Any]]:
     """Play every deal once with ``predict(obs_batch, mask_batch) -> actions``.
 
     ``no_repeat``: the masks handed to ``predict`` leave out the moves a game already
     played from its current position (:class:`klondike_env.move_memory.MoveMemory`).
     Returns one record per deal, in order: deal, won, foundation cards, moves,
-    outcome ('won', 'dead', 'truncated') and actions (the game as played).
+    outcome ('won', 'dead', 'truncated') and actions (the game as played). ``on_record(record)``
+    is called with each record as its game ends.
     """
     from agents.training.callbacks import episode_outcome
     from klondike_env.env import KlondikeEnv
@@ -64,6 +66,8 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
                     "outcome": episode_outcome(info),
                     "actions": played[index],
                 }
+                if on_record is not None:
+                    on_record(records[index])
             else:
                 observations[index] = observation
                 masks[index] = info["action_mask"]
@@ -94,7 +98,7 @@ def validation_score(summary: dict[str, Any]) -> tuple[float, float]:
 
 
 def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool = True, seed: int = 0,
-                   no_repeat: bool = False) -> dict[str, Any]:
+                   no_repeat: bool = False, on_record=None) -> dict[str, Any]:
     """Masked play of an SB3 model on ``deals``: per-deal records and a summary.
 
     ``no_repeat``: as :func:`play_deals` (what a run trained with ``policy.no_repeat`` plays with).
@@ -111,12 +115,13 @@ def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        records = play_deals(predict, deals, env_kwargs, no_repeat)
+        records = play_deals(predict, deals, env_kwargs, no_repeat, on_record)
     return {"records": records, "summary": summarize(records)}
 
 
 def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool = False, max_moves: int = 1000,
-                         seed: int = 0, out_dir="results", command: str | None = None, no_repeat: bool | None = None):
+                         seed: int = 0, out_dir="results", command: str | None = None, no_repeat: bool | None = None,
+                         overwrite: bool = False):
     """Score a saved model on a seed set, all deals batched; writes the harness's CSV + JSON.
 
     The same protocol as ``scripts/evaluate.py --agent policy:...`` (one try per deal,
@@ -127,19 +132,18 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     differ game by game from the harness's (which seeds each deal); the rate is the
     same quantity. ``no_repeat`` (None: the run's ``policy.no_repeat``) masks the moves a
     game already played from its position (:mod:`klondike_env.move_memory`).
-    Returns ``(json_path, summary)``.
+    Rows are written as games end and a rerun resumes, as in :func:`agents.evaluation.run_evaluation`
+    (a resumed sampled run plays its remaining deals as a new batch). Returns ``(json_path, summary)``.
     """
     import time
     from dataclasses import asdict
     from pathlib import Path
 
-    from agents.evaluation import (
-        GameRecord, code_version, load_seed_set, result_stem, summarize as harness_summary, write_results,
-    )
+    from agents.evaluation import code_version, load_seed_set, run_evaluation
+    from agents.results import GameRecord, result_stem, run_identity
     from agents.policy import check_observation_size, load_model, read_run_settings
     from agents.training.config import ConfigError
     from klondike_env import Rules
-    from klondike_env.cli import prepare_output_dir
     from klondike_env.observation import player_part, reveals_hidden_cards
 
     model_path = Path(model_path)
@@ -156,34 +160,35 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
                   "max_episode_steps": max_moves, "no_progress_steps": None}
     model = load_model("MaskablePPO", model_path)
     check_observation_size(model, model_path, settings.observation, settings, given=False, option=None)
-    prepare_output_dir(out_dir, "--out")  # before playing: a bad folder must not cost the games
-    version = code_version()
-    started, cpu_started = time.perf_counter(), time.process_time()
-    result = evaluate_model(model, deals, env_kwargs, deterministic=deterministic, seed=seed, no_repeat=no_repeat)
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    endings = {"won": "won", "dead": "dead", "truncated": "move limit"}
-    records = [
-        GameRecord(r["deal"], r["won"], r["moves"], r["foundation_cards"], wall / len(deals),
-                   endings[r["outcome"]], cpu / len(deals), tuple(r["actions"]))
-        for r in result["records"]
-    ]
     label = (f"policy-batched:{model_path.parent.name}/{model_path.stem}" + ("" if deterministic else ",sampled")
              + (",no_repeat" if no_repeat else ""))
-    summary = {
+    header = {
         "agent": label,
-        "agent_spec": f"policy:path={model_path},deterministic={deterministic},no_repeat={no_repeat}",
+        "agent_spec": f"policy:path={model_path},deterministic={str(deterministic).lower()},no_repeat={str(no_repeat).lower()}",
         "sees_hidden_cards": False,
         "seeds": seeds_name,
-        "deals": f"{deals[0]}-{deals[-1]}" if deals == list(range(deals[0], deals[-1] + 1)) else f"{len(deals)} deals",
-        "rules": asdict(rules),
         "seed": seed,
         "max_moves": max_moves,
         "workers": 1,
-        **harness_summary(records, rules),
-        "wall_seconds": wall,
         "command": command,
-        "code_version": version,
-        "note": "batched play (agents.training.evaluation); seconds per game are the batch's average",
+        "code_version": code_version(),
+        "note": "batched play (agents.training.evaluation); seconds per game are each game's share of the batch's time",
     }
-    path = write_results(records, summary, Path(out_dir), result_stem(label, seeds_name, rules))
-    return path, summary
+    endings = {"won": "won", "dead": "dead", "truncated": "move limit"}
+
+    def play(remaining: list[int], on_record) -> None:
+        clock = [time.perf_counter(), time.process_time()]
+
+        def record(game: dict[str, Any]) -> None:
+            # a game's time: what the batch spent since the previous game ended, so they add up to the batch's
+            now = [time.perf_counter(), time.process_time()]
+            on_record(GameRecord(game["deal"], game["won"], game["moves"], game["foundation_cards"], now[0] - clock[0],
+                                 endings[game["outcome"]], now[1] - clock[1], tuple(game["actions"])))
+            clock[:] = now
+
+        evaluate_model(model, remaining, env_kwargs, deterministic=deterministic, seed=seed, no_repeat=no_repeat,
+                       on_record=record)
+
+    identity = run_identity(label, seeds_name, rules, seed, max_moves)
+    return run_evaluation(play, identity, deals, rules, out_dir, result_stem(label, seeds_name, rules, seed, max_moves),
+                          overwrite=overwrite, header=header)
