@@ -226,6 +226,7 @@ function toggleFinish() {
   if (!state.view.auto_finish) return message("Auto finish needs every card face up and the stock seen.", true);
   state.finishing = true;
   updateBars(state.view);
+  message("Finishing… (F or Esc stops)");
   serial(async () => {
     while (state.finishing && !state.view.won) {
       const result = await api.finish(state.view.id);
