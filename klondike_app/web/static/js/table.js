@@ -4,7 +4,7 @@ import { cardElement, cardLabel } from "./cards.js";
 
 const DOWN_STEP = 0.13;  // vertical offset of a face-down card, in card heights
 const UP_STEP = 0.28;    // of a face-up card
-const FAN_STEP = 0.22;   // horizontal offset of a fanned waste card, in card widths
+const FAN_STEP = 0.36;   // horizontal offset of a fanned waste card, in card widths
 
 function pileElement(name) { return document.getElementById(name); }
 
@@ -27,10 +27,12 @@ function drawStock(view) {
   pile.replaceChildren();
   pile.classList.toggle("empty", view.stock.length === 0);
   if (view.stock.length) pile.append(place(cardElement(null), "stock", 0, 0, 0));
-  const count = document.createElement("span");
-  count.className = "count";
-  count.textContent = String(view.stock.length);
-  pile.append(count);
+  if (view.stock.length) {
+    const count = document.createElement("span");
+    count.className = "count";
+    count.textContent = String(view.stock.length);
+    pile.append(count);
+  }
   pile.setAttribute("aria-label", `stock, ${view.stock.length} cards`);
 }
 
