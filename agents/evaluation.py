@@ -233,6 +233,7 @@ def summarize(records: list[GameRecord], rules: Rules, verdicts: Path | None = N
         "win_rate": wins / games if games else 0.0,
         "win_rate_ci95": [low, high],
         "mean_foundation_cards": float(np.mean([r.foundation_cards for r in records])) if records else 0.0,
+        "mean_moves": float(np.mean([r.moves for r in records])) if records else 0.0,
         "moves_per_win": float(np.mean(win_moves)) if win_moves else None,
         "seconds_per_game": float(np.mean([r.seconds for r in records])) if records else 0.0,
         "max_seconds_per_game": float(max((r.seconds for r in records), default=0.0)),

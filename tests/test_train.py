@@ -109,7 +109,7 @@ def test_final_evaluation_is_reported_with_an_interval(tiny_run):
 
     summary = json.loads((tiny_run / "final_eval.json").read_text())
     assert summary["games"] == 4 and 0 <= summary["win_rate"] <= 1
-    low, high = summary["win_rate_95ci"]
+    low, high = summary["win_rate_ci95"]
     assert low <= summary["win_rate"] <= high
 
 
@@ -569,8 +569,8 @@ def test_validation_plays_the_harness_protocol(tiny_run, tmp_path):
     model = MaskablePPO.load(tiny_run / "model.zip", device="cpu")
     ours = evaluate_model(model, [1001, 1002, 1003], kwargs, deterministic=True)["summary"]
     _, harness = evaluate_policy_file(tiny_run / "model.zip", "1001-1003", deterministic=True, out_dir=tmp_path)
-    assert ours["wins"] == harness["wins"] and ours["foundation_cards"] == harness["mean_foundation_cards"]
-    assert ours["episode_length"] > 20  # played past the config's own cuts
+    assert ours["wins"] == harness["wins"] and ours["mean_foundation_cards"] == harness["mean_foundation_cards"]
+    assert ours["mean_moves"] > 20  # played past the config's own cuts
 
 
 def test_evaluate_policy_script_rejects_a_missing_model(tmp_path):

@@ -31,7 +31,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from agents.training.evaluation import evaluate_model, validation_score
+from agents.training.evaluation import evaluate_model, training_metrics, validation_score
 from agents.training.losing_moves import LosingMovePenalty
 
 
@@ -213,13 +213,14 @@ class ValidationCallback(BaseCallback):
 
     def evaluate(self) -> dict[str, float]:
         self.last_eval_step = self.num_timesteps
-        summary = evaluate_model(self.model, self.deals, self.env_kwargs, self.deterministic,
-                                 no_repeat=self.no_repeat)["summary"]
-        for key in ("win_rate", "foundation_cards", "episode_length", "dead_rate", "truncated_rate"):
-            self.logger.record(f"eval/{key}", summary[key])
+        full = evaluate_model(self.model, self.deals, self.env_kwargs, self.deterministic,
+                              no_repeat=self.no_repeat)["summary"]
+        summary = training_metrics(full)
+        for key, value in summary.items():
+            self.logger.record(f"eval/{key}", value)
         # written now, at the step evaluated (the next regular dump is a rollout later)
         self.logger.dump(self.num_timesteps)
-        score = validation_score(summary)
+        score = validation_score(full)
         if score > self.best:
             self.best = score
             self.model.save(self.run_dir / "best_model.zip")

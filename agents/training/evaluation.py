@@ -1,27 +1,37 @@
-"""Masked play of a model on a fixed list of deals (argmax or sampled).
+"""The harness's batched backend: masked play of a model on a list of deals (argmax or sampled).
 
-Used by the periodic validation and the final evaluation of a training run. All
-games are played side by side so each decision is one batched forward pass.
+All games are played side by side so each decision is one batched forward pass. Records and
+summaries are the harness's own (:class:`agents.results.GameRecord`,
+:func:`agents.evaluation.summarize`); :func:`evaluate_policy_file` writes through its driver
+(:func:`agents.evaluation.run_evaluation`). Used by the periodic validation and the final
+evaluation of a training run, and by ``scripts/evaluate_policy.py``.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 
-from agents.evaluation import wilson_interval
+from agents.evaluation import summarize
+from agents.results import GameRecord
+from klondike_env.rules import Rules
+
+
+#: how an env episode's end reads as the harness's ending
+ENDINGS = {"won": "won", "dead": "dead", "truncated": "move limit"}
 
 
 def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = False,
-               on_record=None) -> list[dict[str, Any]]:
+               on_record=None) -> list[GameRecord]:
     """Play every deal once with ``predict(obs_batch, mask_batch) -> actions``.
 
     ``no_repeat``: the masks handed to ``predict`` leave out the moves a game already
     played from its current position (:class:`klondike_env.move_memory.MoveMemory`).
-    Returns one record per deal, in order: deal, won, foundation cards, moves,
-    outcome ('won', 'dead', 'truncated') and actions (the game as played). ``on_record(record)``
-    is called with each record as its game ends.
+    Returns one :class:`GameRecord` per deal, in deal order; ``on_record(record)`` is called
+    with each as its game ends. A game's seconds (and CPU seconds) are what the batch spent since
+    the previous game ended, so they add up to the batch's time.
     """
     from agents.training.callbacks import episode_outcome
     from klondike_env.env import KlondikeEnv
@@ -36,7 +46,8 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
         observation, info = env.reset(options={"deal": int(deal)})
         observations.append(observation)
         masks.append(info["action_mask"])
-    records: list[dict[str, Any] | None] = [None] * len(envs)
+    records: list[GameRecord | None] = [None] * len(envs)
+    clock = [time.perf_counter(), time.process_time()]
     active = list(range(len(envs)))
     played: list[list[int]] = [[] for _ in envs]
     memory = MoveMemory(len(envs)) if no_repeat else None
@@ -58,14 +69,11 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
                 info = dict(info)
                 if truncated and not terminated:
                     info["TimeLimit.truncated"] = True
-                records[index] = {
-                    "deal": int(deals[index]),
-                    "won": bool(info.get("won", False)),
-                    "foundation_cards": int(info.get("foundation", 0)),
-                    "moves": len(played[index]),
-                    "outcome": episode_outcome(info),
-                    "actions": played[index],
-                }
+                now = [time.perf_counter(), time.process_time()]
+                records[index] = GameRecord(int(deals[index]), bool(info.get("won", False)), len(played[index]),
+                                            int(info.get("foundation", 0)), now[0] - clock[0],
+                                            ENDINGS[episode_outcome(info)], now[1] - clock[1], tuple(played[index]))
+                clock = now
                 if on_record is not None:
                     on_record(records[index])
             else:
@@ -76,30 +84,33 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
     return records
 
 
-def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
-    games = len(records)
-    wins = sum(r["won"] for r in records)
-    low, high = wilson_interval(wins, games)
+def env_rules(env_kwargs: dict[str, Any]) -> Rules:
+    """The rules an env built from ``env_kwargs`` plays."""
+    from dataclasses import fields
+
+    return Rules(**{field.name: env_kwargs[field.name] for field in fields(Rules) if field.name in env_kwargs})
+
+
+def training_metrics(summary: dict[str, Any]) -> dict[str, float]:
+    """The validation scalars a training run logs (``eval/*``), read from the harness's summary."""
+    games = summary["games"] or 1
     return {
-        "games": games,
-        "wins": wins,
-        "win_rate": wins / games if games else 0.0,
-        "win_rate_95ci": [low, high],
-        "foundation_cards": float(np.mean([r["foundation_cards"] for r in records])) if games else 0.0,
-        "episode_length": float(np.mean([r["moves"] for r in records])) if games else 0.0,
-        "dead_rate": sum(r["outcome"] == "dead" for r in records) / games if games else 0.0,
-        "truncated_rate": sum(r["outcome"] == "truncated" for r in records) / games if games else 0.0,
+        "win_rate": summary["win_rate"],
+        "foundation_cards": summary["mean_foundation_cards"],
+        "episode_length": summary["mean_moves"],
+        "dead_rate": summary["endings"].get("dead", 0) / games,
+        "truncated_rate": summary["endings"].get("move limit", 0) / games,
     }
 
 
 def validation_score(summary: dict[str, Any]) -> tuple[float, float]:
     """How validation ranks models (best model, ``pretrain.select``): win rate, then foundation cards."""
-    return (summary["win_rate"], summary["foundation_cards"])
+    return (summary["win_rate"], summary["mean_foundation_cards"])
 
 
 def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool = True, seed: int = 0,
                    no_repeat: bool = False, on_record=None) -> dict[str, Any]:
-    """Masked play of an SB3 model on ``deals``: per-deal records and a summary.
+    """Masked play of an SB3 model on ``deals``: per-deal records and the harness's summary.
 
     ``no_repeat``: as :func:`play_deals` (what a run trained with ``policy.no_repeat`` plays with).
 
@@ -116,7 +127,7 @@ def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         records = play_deals(predict, deals, env_kwargs, no_repeat, on_record)
-    return {"records": records, "summary": summarize(records)}
+    return {"records": records, "summary": summarize(records, env_rules(env_kwargs))}
 
 
 def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool = False, max_moves: int = 1000,
@@ -135,12 +146,11 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
     Rows are written as games end and a rerun resumes, as in :func:`agents.evaluation.run_evaluation`
     (a resumed sampled run plays its remaining deals as a new batch). Returns ``(json_path, summary)``.
     """
-    import time
     from dataclasses import asdict
     from pathlib import Path
 
     from agents.evaluation import code_version, load_seed_set, run_evaluation
-    from agents.results import GameRecord, result_stem, run_identity
+    from agents.results import result_stem, run_identity
     from agents.policy import check_observation_size, load_model, read_run_settings
     from agents.training.config import ConfigError
     from klondike_env import Rules
@@ -174,20 +184,9 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
         "code_version": code_version(),
         "note": "batched play (agents.training.evaluation); seconds per game are each game's share of the batch's time",
     }
-    endings = {"won": "won", "dead": "dead", "truncated": "move limit"}
-
     def play(remaining: list[int], on_record) -> None:
-        clock = [time.perf_counter(), time.process_time()]
-
-        def record(game: dict[str, Any]) -> None:
-            # a game's time: what the batch spent since the previous game ended, so they add up to the batch's
-            now = [time.perf_counter(), time.process_time()]
-            on_record(GameRecord(game["deal"], game["won"], game["moves"], game["foundation_cards"], now[0] - clock[0],
-                                 endings[game["outcome"]], now[1] - clock[1], tuple(game["actions"])))
-            clock[:] = now
-
         evaluate_model(model, remaining, env_kwargs, deterministic=deterministic, seed=seed, no_repeat=no_repeat,
-                       on_record=record)
+                       on_record=on_record)
 
     identity = run_identity(label, seeds_name, rules, seed, max_moves)
     return run_evaluation(play, identity, deals, rules, out_dir, result_stem(label, seeds_name, rules, seed, max_moves),

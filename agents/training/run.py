@@ -366,11 +366,11 @@ def final_evaluation(run_dir: Path, config: dict[str, Any], verbose: int = 1) ->
     }
     (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=2))
     if verbose:
-        low, high = summary["win_rate_95ci"]
+        low, high = summary["win_rate_ci95"]
         print(
             f"[final] {model_path.name}: won {summary['wins']}/{summary['games']} validation deals "
             f"({summary['win_rate']:.1%}, 95% CI {low:.1%}-{high:.1%}), "
-            f"{summary['foundation_cards']:.1f} foundation cards on average -> {run_dir / 'final_eval.json'}",
+            f"{summary['mean_foundation_cards']:.1f} foundation cards on average -> {run_dir / 'final_eval.json'}",
             flush=True,
         )
     return summary

@@ -45,8 +45,8 @@ def play(deals, seed):
 
 
 def label(record):
-    deal, actions = record["deal"], record["actions"]
-    lost = None if record["won"] else first_losing_move(deal, actions, Rules(), NODES)
+    deal, actions = record.deal, list(record.actions)
+    lost = None if record.won else first_losing_move(deal, actions, Rules(), NODES)
     lost = len(actions) + 1 if lost is None else lost
     game = Game.new(deal)
     seen, observations, labels, moves = set(), [], [], []
@@ -65,7 +65,7 @@ if __name__ == "__main__":
     first, last, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     start = time.time()
     records = play(np.arange(first, last + 1), first)
-    print("played", len(records), "won", sum(r["won"] for r in records), round(time.time() - start), "s", flush=True)
+    print("played", len(records), "won", sum(r.won for r in records), round(time.time() - start), "s", flush=True)
     with Pool(2) as pool:
         results = pool.map(label, records, chunksize=4)
     labels = np.concatenate([r[2] for r in results])

@@ -47,7 +47,7 @@ def play(job):
         return np.argmax(np.where(masks, logits, -np.inf), axis=1)
 
     records = play_deals(predict, deals, {**_env, "max_episode_steps": 1000, "no_progress_steps": None}, no_repeat=True)
-    return [bool(r["won"]) for r in records]
+    return [r.won for r in records]
 
 
 def wins(pool, deals, biases):
