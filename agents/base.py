@@ -317,10 +317,15 @@ class Agent:
         """Name plus options, as :func:`agents.registry.make_agent` would take it."""
         if not self.options:
             return self.name
-        return self.name + ":" + ",".join(f"{key}={value}" for key, value in self.options.items())
+        return self.name + ":" + ",".join(f"{key}={_option_text(value)}" for key, value in self.options.items())
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.label}>"
+
+
+def _option_text(value: Any) -> str:
+    """An option value as a spec writes it: booleans in lower case (``deterministic=false``), as typed."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def choose_action(agent: Agent, game: Game) -> int:

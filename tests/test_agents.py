@@ -137,6 +137,18 @@ def test_make_agent_parses_options():
     assert agent.label == "determinized:samples=4,nodes=500,budget=0.5"
 
 
+@pytest.mark.parametrize("spec, label", [
+    ("determinized:check=false,scout=TRUE", "determinized:check=false,scout=true"),
+    ("determinized: check = no ", "determinized:check=false"),
+    ("determinized:by_class=1,see_stock=yes", "determinized:by_class=true,see_stock=true"),
+])
+def test_specs_are_echoed_in_one_canonical_form(spec, label):
+    """Booleans print as a spec writes them (``false``, not Python's ``False``), and the label
+    is itself a spec that builds the same agent."""
+    agent = make_agent(spec)
+    assert agent.label == label and make_agent(agent.label).label == label
+
+
 def test_importing_agents_loads_no_torch():
     code = "import sys, agents, agents.evaluation; sys.exit('torch' in sys.modules or 'stable_baselines3' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
