@@ -1,8 +1,11 @@
-"""Deal a game and play it out with a baseline agent, printing the board as it goes.
+"""Deal a game and play it out with a baseline agent, naming each move and showing the board as it goes.
 
     python scripts/demo.py                          # deal 1, draw-3, the greedy baseline
     python scripts/demo.py --deal 7 --agent random --every 10
     python scripts/demo.py --deck "7D 9C 4D ..." --draw 1
+
+Every move is listed by name (``move 12: col 6 KD -> foundation``); the board is printed every
+``--every`` moves and at the end.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from klondike_env.cli import nonnegative_int, positive_int
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deal", type=int, default=1, help="deal number, 0 <= N < 2**64 (default 1)")
-    parser.add_argument("--deck", help="an explicit deck instead of a deal: 52 cards, or a 156-digit deck string")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--deal", type=int, default=1, help="deal number, 0 <= N < 2**64 (default 1)")
+    source.add_argument("--deck", help="an explicit deck instead of a deal: 52 cards, or a 156-digit deck string")
     parser.add_argument("--draw", type=int, default=3, help="cards per draw: 3 (default) or 1")
     parser.add_argument("--max-passes", type=int, default=None, help="trips through the stock (default unlimited)")
     parser.add_argument("--agent", default="greedy", help=f"agent spec, NAME[:key=value,...]; NAME one of {', '.join(AGENTS)}")
@@ -48,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
             break
         name = game.action_name(action)
         game.step(action)
+        print(f"move {game.move_count}: {name}")
         if game.move_count % args.every == 0:
-            print(f"move {game.move_count}: {name}\n{game}\n")
+            print(f"\n{game}\n")
     print(f"Final board ({outcome} after {game.move_count} moves, {sum(game.foundations)} cards home):\n{game}")
     return 0
 

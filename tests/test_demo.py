@@ -20,12 +20,24 @@ def test_demo_plays_a_deal_to_its_end():
     assert "Final board (" in result.stdout and "Foundations" in result.stdout
 
 
+def test_demo_names_every_move_and_shows_the_board_at_the_interval():
+    result = run_demo("--deal", "6", "--every", "10", "--max-moves", "25")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    moves = [line for line in lines if line.startswith("move ")]
+    assert [line.split(":")[0] for line in moves] == [f"move {n}" for n in range(1, 26)]
+    assert moves[0] == "move 1: col 6 AD -> foundation"  # the move's name, with the card that moves
+    assert sum(line.startswith("Foundations") for line in lines) == 1 + 2 + 1  # the deal, moves 10 and 20, the end
+    assert "Final board (stopped at the move limit after 25 moves" in result.stdout
+
+
 @pytest.mark.parametrize("args, message", [
     (["--agent", "nobody"], "unknown agent 'nobody'"),
     (["--draw", "2"], "draw_count=2: allowed values are 1 and 3"),
     (["--deal", "-1"], "bad deal number -1"),
     (["--deck", "AS KS"], "bad deck: it has 2 cards"),
     (["--deck", ""], "bad deck: it has 0 cards"),
+    (["--deal", "3", "--deck", "AS KS"], "argument --deck: not allowed with argument --deal"),
     # argparse's own errors: its usage, then the error line
     (["--every", "0"], "argument --every: expected an integer >= 1, got 0"),
     (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
