@@ -1,11 +1,12 @@
 """The main job in one command: train the quick config, then score it next to the baselines.
 
-    python scripts/quickstart.py [--config configs/quick.yaml] [--seeds dev] [--workers 2]
+    python scripts/quickstart.py [--config configs/quick.yaml] [--seeds dev] [--workers 2] [--verbose]
 
 Trains MaskablePPO (``scripts/train.py --config ...``), evaluates ``random``, ``greedy`` and the
 trained policy (sampled masked actions) on the seed set with the evaluation harness, and prints
 the comparison table and the paired (deal by deal) table; the summaries and a bar chart go to
-``RUN/<seeds>/``.
+``RUN/<seeds>/``. Training shows a progress bar; ``--verbose`` prints SB3's tables of training
+scalars instead (they are in ``RUN/tb/`` either way).
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="dev", help="seed set to score on (default dev: deals 1-100)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="evaluation processes")
     parser.add_argument("--runs-dir", default="runs", help="where the run folder goes (default runs/)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print SB3's training tables instead of a progress bar (they are in RUN/tb/ either way)")
     args = parser.parse_args(argv)
     try:
         # everything the evaluation needs is checked before training, which takes minutes
         config = load_config(args.config)
         load_seed_set(args.seeds)
         prepare_output_dir(args.runs_dir, "--runs-dir")
-        run_dir = train(config, runs_root=Path(args.runs_dir))
+        run_dir = train(config, runs_root=Path(args.runs_dir), tables=args.verbose, progress_bar=not args.verbose)
         print(f"trained: {run_dir}")
         agents = ["random", "greedy", f"policy:path={run_dir / 'best_model.zip'},deterministic=false"]
         out_dir = run_dir / args.seeds.replace("/", "_")

@@ -21,6 +21,7 @@ def test_quickstart_trains_evaluates_and_compares(tmp_path, monkeypatch, capsys)
     except SystemExit as stop:
         assert stop.code == 0
     out = capsys.readouterr().out
+    assert "total_timesteps" not in out and "| time/" not in out  # no SB3 tables without --verbose
     (run_dir,) = tmp_path.iterdir()
     summaries = sorted((run_dir / "1-2").glob("*.json"))
     assert len(summaries) == 3 and (run_dir / "1-2" / "compare.png").is_file()
@@ -71,3 +72,19 @@ def test_quickstart_refuses_zero_workers_before_training(tmp_path, capsys):
         quickstart_main()(["--config", str(ROOT / "configs/tiny.yaml"), "--workers", "0", "--runs-dir", str(tmp_path / "runs")])
     assert stop.value.code == 2 and "argument --workers: expected an integer >= 1, got 0" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("flags, tables", [([], False), (["--verbose"], True)])
+def test_quickstart_shows_a_progress_bar_and_the_tables_only_with_verbose(flags, tables, tmp_path, monkeypatch, capsys):
+    import agents.training.config as config_module
+
+    main = quickstart_main()
+    asked = {}
+
+    def fake_train(config, **options):
+        asked.update(options)
+        raise config_module.ConfigError("stopped by the test")
+
+    monkeypatch.setitem(main.__globals__, "train", fake_train)
+    assert main(["--config", str(ROOT / "configs/tiny.yaml"), "--runs-dir", str(tmp_path), *flags]) == 2
+    assert asked["tables"] is tables and asked["progress_bar"] is not tables

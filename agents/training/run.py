@@ -221,8 +221,12 @@ class _StopOnSignal:
 
 
 def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root: Path = RUNS_DIR,
-          verbose: int = 1) -> Path:
-    """Train (or, with ``resume``, continue) a run; return its folder."""
+          verbose: int = 1, tables: bool = True, progress_bar: bool = False) -> Path:
+    """Train (or, with ``resume``, continue) a run; return its folder.
+
+    ``tables``: print SB3's tables of training scalars (with ``verbose``; they always go to
+    ``tb/``); ``progress_bar``: SB3's progress bar over the env steps instead.
+    """
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
@@ -274,7 +278,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
     if resume is not None and (run_dir / "tb" / "progress.csv").is_file():
         # SB3's CSV writer truncates its file; keep the earlier part of the run beside it.
         (run_dir / "tb" / "progress.csv").rename(run_dir / "tb" / f"progress-to-{model.num_timesteps}.csv")
-    model.set_logger(configure(str(run_dir / "tb"), ["stdout", "csv", "tensorboard"] if verbose else ["csv", "tensorboard"]))
+    model.set_logger(configure(str(run_dir / "tb"), ["stdout", "csv", "tensorboard"] if verbose and tables else ["csv", "tensorboard"]))
     if resume is None and config["pretrain"]["demonstrations"]:
         from agents.training.pretrain import pretrain
 
@@ -292,7 +296,7 @@ def train(config: dict[str, Any], *, resume: str | Path | None = None, runs_root
         with _StopOnSignal(checkpoint):
             try:
                 model.learn(remaining, callback=callbacks, log_interval=train_config["log_interval"],
-                            reset_num_timesteps=False)
+                            reset_num_timesteps=False, progress_bar=progress_bar)
             except KeyboardInterrupt:
                 interrupted = True
                 print(f"[train] stopped at once; resume point: step {checkpoint.last_save_step}", flush=True)
