@@ -436,3 +436,16 @@ def test_leak_permuting_hidden_cards_leaves_every_answer_byte_identical(tmp_path
                     compared += 1
             moved += 1
     assert moved >= 45 and compared >= 1500, (moved, compared)
+
+
+# --- the command ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv, words", [
+    (["--max-passes", "0"], "max_passes"),
+    (["--port", "70000"], "bad port"),
+])
+def test_play_command_refuses_bad_options_in_one_line(capsys, argv, words):
+    from klondike_app.cli import main
+
+    assert main(["play", "--no-open", *argv]) == 2
+    error = capsys.readouterr().err
+    assert words in error and error.count("\n") == 1

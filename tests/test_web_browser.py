@@ -215,3 +215,11 @@ def test_phone_width_shows_every_column(browser, server):
     box = page.locator("#col6").bounding_box()
     assert box["x"] + box["width"] <= 375
     context.close()
+
+
+def test_screenshot_command_writes_the_opening_table(tmp_path):
+    from klondike_app.cli import main
+
+    target = tmp_path / "play.png"
+    assert main(["play", "--screenshot", str(target)]) == 0
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 10_000
