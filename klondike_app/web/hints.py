@@ -2,7 +2,7 @@
 
 A hint comes from an agent handed only the :class:`~agents.base.PlayerView`: the greedy agent
 (instant, the same answer for the same view) or, as the strong hint, the determinized search
-(a few seconds; its sampled worlds are drawn with fresh randomness, so they say nothing about
+(slower; its sampled worlds are drawn with fresh randomness, so they say nothing about
 where the hidden cards really lie). Auto finish needs no hidden card left, so the solver may
 look at the real position.
 """
@@ -17,7 +17,7 @@ from klondike_env import core
 from klondike_env.game import Game
 from klondike_app.web.table import move_json
 
-# Budgets of the strong hint: about a second or two per hint on one core.
+# Small budgets of the strong hint, so that it answers while the player waits.
 STRONG_HINT_OPTIONS = {"samples": 8, "nodes": 4000, "retry": 0}
 FINISH_NODE_LIMIT = 2_000_000
 
