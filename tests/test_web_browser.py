@@ -218,8 +218,12 @@ def test_phone_width_shows_every_column(browser, server):
 
 
 def test_screenshot_command_writes_the_opening_table(tmp_path):
-    from klondike_app.cli import main
+    import subprocess
+    import sys
 
+    # its own process: this module's Playwright session is already running in this thread
     target = tmp_path / "play.png"
-    assert main(["play", "--screenshot", str(target)]) == 0
+    done = subprocess.run([sys.executable, "-m", "klondike_app", "play", "--screenshot", str(target)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 10_000
