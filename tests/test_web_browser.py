@@ -15,7 +15,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 from conftest import build_deck  # noqa: E402
 from klondike_app.web.app import create_app  # noqa: E402
 from klondike_app.web.screenshot import CHROMIUM, launch_chromium  # noqa: E402
-from klondike_app.web.serve import post_json, running_server  # noqa: E402
+from klondike_app.web.serve import free_port, post_json, running_server  # noqa: E402
 from klondike_env import card_str  # noqa: E402
 from web_support import nearly_won_deck, stuck_deck  # noqa: E402
 
@@ -175,6 +175,23 @@ def test_reload_brings_the_same_position_back(page, server):
     wait_moves(page, 2)
     assert ([column(page, i) for i in range(7)], waste_top(page)) == before
     assert page.text_content("#deal-number") == "1"
+    page.set_viewport_size({"width": 420, "height": 800})  # a narrow window keeps the game
+    wait_moves(page, 2)
+    assert ([column(page, i) for i in range(7)], waste_top(page)) == before
+
+
+def test_a_restarted_server_brings_the_game_back(page, tmp_path):
+    port = free_port()
+    with running_server(create_app(tmp_path / "play.sqlite3"), port=port) as url:
+        page.goto(url)  # a first visit deals a game
+        page.wait_for_selector("#col6 .card")
+        page.click("#stock")
+        wait_moves(page, 1)
+        before = [column(page, i) for i in range(7)], waste_top(page), page.text_content("#deal-number")
+    with running_server(create_app(tmp_path / "play.sqlite3"), port=port) as url:
+        page.goto(url)  # same address, so the browser still knows its game
+        wait_moves(page, 1)
+        assert ([column(page, i) for i in range(7)], waste_top(page), page.text_content("#deal-number")) == before
 
 
 def test_dead_position_dialog(page, server):

@@ -44,3 +44,4 @@ def nearly_won_deck() -> str:
     }
     stock = [rank + suit for rank in "89TJQK" for suit in SUITS]
     return " ".join(card_str(card) for card in build_deck(columns, stock))
+

@@ -18,11 +18,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(app, start_timeout: float = 30.0):
-    """``app`` served by uvicorn on a free localhost port in a thread; yields the base URL."""
+def running_server(app, start_timeout: float = 30.0, port: int | None = None):
+    """``app`` served by uvicorn on localhost (``port``, or a free one) in a thread; yields the base URL."""
     import uvicorn
 
-    port = free_port()
+    port = free_port() if port is None else port
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
