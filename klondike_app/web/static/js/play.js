@@ -53,12 +53,14 @@ function updateBars(view) {
   document.getElementById("status-moves").textContent = `Moves ${view.moves}`;
   document.getElementById("status-rules").textContent = rulesText(view.rules);
   document.getElementById("btn-undo").disabled = !view.can_undo;
+  document.getElementById("btn-hint").disabled = view.status !== "playing";
   const finish = document.getElementById("btn-finish");
   finish.disabled = !view.auto_finish && !state.finishing;
   finish.classList.toggle("ready", view.auto_finish);
   finish.textContent = state.finishing ? "Stop" : "Finish";
   tick();
-  if (view.dead) message("No moves left: undo, replay this deal or start a new one.");
+  if (view.won && !state.finishing) message(`Won in ${view.moves} moves.`);
+  else if (view.dead) message("No moves left: undo, replay this deal or start a new one.");
   else if (view.auto_finish && !state.finishing) message("Every card is known: press F to finish.");
 }
 
