@@ -163,6 +163,20 @@ def test_hint_with_h_and_a_new_deal_with_n(page, server):
     assert page.text_content("#status-moves") == "Moves 0"
 
 
+def test_new_deal_dialog_chooses_the_deal_and_the_rules(page, server):
+    open_game(page, server, deal=1)
+    page.click("#btn-new")
+    page.fill("#new-deal", "18446744073709551615")
+    page.select_option("#new-draw", "1")
+    page.select_option("#new-passes", "2")
+    page.click("#new-form button[value='deal']")
+    sync_api.expect(page.locator("#deal-number")).to_have_text("18446744073709551615")
+    sync_api.expect(page.locator("#status-rules")).to_contain_text("Draw 1, 2 passes")
+    page.click("#stock")  # draw 1: one card turned
+    wait_moves(page, 1)
+    assert page.locator("#waste .card").count() == 1 and page.text_content("#stock .count") == "23"
+
+
 def test_reload_brings_the_same_position_back(page, server):
     open_game(page, server, deal=1)
     page.click("#col0 .card")
