@@ -324,13 +324,29 @@ def test_shipped_configs_are_valid():
     from agents.training.pretrain import expand_paths
 
     configs = sorted((ROOT / "configs").glob("*.yaml"))
-    assert len(configs) >= 10
+    # the configs behind the committed models ship
+    assert {path.parent.name for path in (ROOT / "models").glob("*/config.yaml")} <= {path.stem for path in configs}
     for path in configs:
         config = load_config(path)
         assert config["name"]
         # the demonstrations a shipped config names are shipped too (paths relative to the repo root)
         for pattern in config["pretrain"]["demonstrations"]:
             assert expand_paths([str(ROOT / pattern)]), (path.name, pattern)
+
+
+def test_a_config_starts_from_its_base_and_overrides_what_it_names(tmp_path):
+    (tmp_path / "base.yaml").write_text("name: base\nalgo: {n_epochs: 3, gamma: 0.9}\ntrain: {n_envs: 4}\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "child.yaml").write_text("base: ../base.yaml\nname: child\nalgo: {gamma: 0.8}\n")
+    config = load_config(tmp_path / "sub" / "child.yaml")
+    assert (config["name"], config["algo"]["n_epochs"], config["algo"]["gamma"], config["train"]["n_envs"]) == (
+        "child", 3, 0.8, 4)
+    (tmp_path / "base.yaml").write_text("base: sub/child.yaml\nname: base\n")
+    with pytest.raises(ConfigError, match=r"base sub/child\.yaml leads back to child\.yaml \(a loop of bases\)"):
+        load_config(tmp_path / "sub" / "child.yaml")
+    (tmp_path / "lost.yaml").write_text("base: nowhere.yaml\n")
+    with pytest.raises(ConfigError, match="nowhere.yaml' not found: expected a YAML training config"):
+        load_config(tmp_path / "lost.yaml")
 
 
 def run_train_script_expecting_an_error(runs_dir: Path, *args: str) -> str:

@@ -14,6 +14,9 @@ holds the resolved form, every value spelled out):
 * ``pretrain`` -- optional behaviour cloning of recorded games before PPO
   (:mod:`agents.training.pretrain`; see :data:`PRETRAIN_DEFAULTS`).
 
+A config file may start from another: ``base: ppo_draw3.yaml`` (a path relative to the file)
+takes that file's values, and the file's own sections are merged over them.
+
 Unknown or mistyped keys, and values of the wrong type or out of range, raise
 :class:`ConfigError` naming the key and what is allowed. What a config names outside itself
 (the device's presence, seed files, model files) is checked when a run starts
@@ -494,11 +497,27 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
+def _read_with_base(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The YAML file merged over the file its ``base:`` key names (a path relative to this
+    file's folder), which may name its own base."""
+    data = _read_yaml(path)
+    base = data.pop("base", None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or not base.strip():
+        raise ConfigError(f"config file {path}: base must be the path of another config file, got {base!r}")
+    base_path = (path.parent / base).resolve()
+    if base_path in chain or base_path == path.resolve():
+        raise ConfigError(f"config file {path}: base {base} leads back to {base_path.name} (a loop of bases)")
+    return _merge(_read_with_base(base_path, (*chain, path.resolve())), data)
+
+
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> dict[str, Any]:
-    """Defaults, then the YAML file, then the overrides; validated."""
+    """Defaults, then the YAML file (over the file its ``base:`` key names, if any), then the
+    overrides; validated."""
     config = default_config()
     if path is not None:
-        data = _read_yaml(Path(path))
+        data = _read_with_base(Path(path))
         _check_keys("config", data, SECTIONS)
         config = _merge(config, data)
     config = apply_overrides(config, list(overrides))
