@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import shlex
 import sys
 
 # subcommand -> (module under klondike_app, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": ("evaluate", "score an agent on a seed set: a per-deal CSV and a JSON summary"),
+    "compare": ("compare", "put evaluation summaries side by side: a table, a paired test and a chart"),
     "train": ("train", "train MaskablePPO from a YAML config, or resume a run"),
     "plot-training": ("plot_training", "plot a training run's curves to a PNG and summarise it"),
     "dagger": ("dagger", "label a learner's games with a teacher's moves for behaviour cloning"),
@@ -58,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = next((a for a in argv if a in COMMANDS), None)
     parser = build_parser(only=chosen)
     args = parser.parse_args(argv)
+    args.command_line = "klondike " + shlex.join(argv)  # recorded with results
     if getattr(args, "run", None) is None:
         parser.print_help()
         return 2

@@ -1,39 +1,8 @@
-"""Put evaluation summaries side by side: a markdown table and a bar chart with 95% intervals.
+"""Same as ``klondike compare`` (``--help`` lists its options); needs the package installed."""
 
-    python scripts/compare.py results/*.json [--plot results/compare.png]
-    python scripts/compare.py results/greedy_test_draw3.csv     # a summary rebuilt from the rows
-
-Agents that played the same deals are also compared deal by deal: the deals only one of them
-won, and the exact sign test on those (a second table).
-"""
-
-from __future__ import annotations
-
-import argparse
 import sys
 
-from agents.reporting import bar_chart, check_chart_path, comparison_text, load_summaries
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("summaries", nargs="+", help="JSON summaries written by scripts/evaluate.py, or their per-deal CSVs "
-                                                         "(the summary is rebuilt from the rows and written beside them)")
-    parser.add_argument("--plot", default="results/compare.png",
-                        help="chart to write, PNG or another format by its extension (default results/compare.png)")
-    args = parser.parse_args(argv)
-    try:
-        summaries = load_summaries(args.summaries)
-        text = comparison_text(summaries)  # reads the per-deal CSVs beside the summaries
-        plot = check_chart_path(args.plot, "--plot")
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(text)
-    bar_chart(summaries, plot)
-    print(f"\nchart: {args.plot}")
-    return 0
-
+from klondike_app.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main(["compare", *sys.argv[1:]]))

@@ -61,7 +61,7 @@ def test_a_file_path_with_options_and_worker_processes(outside, tmp_path):
     spec = f"{outside / 'foundation_first.py'}:FoundationFirst:flip_first=false"
     one, summary = evaluate(spec, DEALS, out_dir=tmp_path / "one", progress=False)
     two, _ = evaluate(spec, DEALS, out_dir=tmp_path / "two", workers=2, progress=False)
-    assert summary["agent"] == "foundation-first:flip_first=False"
+    assert summary["agent"] == "foundation-first:flip_first=false"
     header, _, rows = files_of(one)
     games = [[row[i] for i, column in enumerate(header) if "seconds" not in column] for row in rows]
     assert games == [[row[i] for i, column in enumerate(header) if "seconds" not in column]
@@ -70,7 +70,7 @@ def test_a_file_path_with_options_and_worker_processes(outside, tmp_path):
 
 def test_the_command_line_takes_the_class_through_pythonpath(outside, tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(outside), str(ROOT)]))
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate.py"), "--agent",
+    run = subprocess.run([sys.executable, "-m", "klondike_app", "evaluate", "--agent",
                           "foundation_first:FoundationFirst", "--seeds", DEALS, "--workers", "1", "--quiet",
                           "--out", str(tmp_path)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert run.returncode == 0, run.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -121,7 +122,10 @@ def test_summary_metrics_and_winnable_rate(tmp_path):
 
 
 def _run(script, *args, cwd=ROOT):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args], capture_output=True, text=True, cwd=cwd)
+    """``klondike <command>`` of this checkout (``python -m klondike_app``) for ``scripts/<command>.py``."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, "-m", "klondike_app", script.removesuffix(".py"), *args],
+                          capture_output=True, text=True, cwd=cwd, env=env)
 
 
 def test_evaluate_script_writes_csv_and_json(tmp_path):

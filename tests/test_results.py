@@ -77,7 +77,7 @@ def test_a_run_that_fails_after_some_games_keeps_them_and_a_rerun_completes_it(t
 
 def test_a_killed_run_keeps_its_rows_and_the_same_command_finishes_it(tmp_path):
     out = tmp_path / "out"
-    command = [sys.executable, "scripts/evaluate.py", "--agent", "random", "--seeds", "1-400", "--workers", "2",
+    command = [sys.executable, "-m", "klondike_app", "evaluate", "--agent", "random", "--seeds", "1-400", "--workers", "2",
                "--max-moves", "400", "--out", str(out), "--quiet"]
     csv_path = out / "random_1-400_draw3_max400.csv"
     process = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -116,7 +116,7 @@ def test_another_seed_leaves_the_first_runs_files_and_a_clash_is_refused(tmp_pat
     out = tmp_path / "out"
     evaluate("random", str(tmp_path / "a" / "mine.txt"), max_moves=30, out_dir=out, progress=False)
     kept = {path.name: path.read_bytes() for path in out.iterdir()}
-    script = [sys.executable, "scripts/evaluate.py", "--agent", "random", "--seeds", str(tmp_path / "b" / "mine.txt"),
+    script = [sys.executable, "-m", "klondike_app", "evaluate", "--agent", "random", "--seeds", str(tmp_path / "b" / "mine.txt"),
               "--max-moves", "30", "--workers", "1", "--out", str(out), "--quiet"]
     refused = subprocess.run(script, cwd=ROOT, env=ENV, capture_output=True, text=True)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "holds another run (seeds" in refused.stderr

@@ -31,7 +31,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from agents.training.evaluation import evaluate_model, training_metrics, validation_score
+from agents.training.evaluation import episode_outcome, evaluate_model, training_metrics, validation_score
 from agents.training.losing_moves import LosingMovePenalty
 
 
@@ -107,15 +107,6 @@ def _find_wrapper(env, wrapper_type):
             return env
         env = getattr(env, "venv", None)
     return None
-
-
-def episode_outcome(info: dict[str, Any]) -> str:
-    """'won', 'dead' (no move can ever be reached) or 'truncated' for a finished episode."""
-    if info.get("won"):
-        return "won"
-    if info.get("TimeLimit.truncated"):
-        return "truncated"
-    return "dead"
 
 
 class EpisodeStatsCallback(BaseCallback):

@@ -23,6 +23,15 @@ from klondike_env.rules import Rules
 ENDINGS = {"won": "won", "dead": "dead", "truncated": "move limit"}
 
 
+def episode_outcome(info: dict[str, Any]) -> str:
+    """'won', 'dead' (no move can ever be reached) or 'truncated' for a finished episode."""
+    if info.get("won"):
+        return "won"
+    if info.get("TimeLimit.truncated"):
+        return "truncated"
+    return "dead"
+
+
 def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = False,
                on_record=None) -> list[GameRecord]:
     """Play every deal once with ``predict(obs_batch, mask_batch) -> actions``.
@@ -33,7 +42,6 @@ def play_deals(predict, deals, env_kwargs: dict[str, Any], no_repeat: bool = Fal
     with each as its game ends. A game's seconds (and CPU seconds) are what the batch spent since
     the previous game ended, so they add up to the batch's time.
     """
-    from agents.training.callbacks import episode_outcome
     from klondike_env.env import KlondikeEnv
     from klondike_env.move_memory import MoveMemory
     from klondike_env.observation import pad_player_observation, player_part
