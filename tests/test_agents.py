@@ -443,7 +443,7 @@ def test_stock_visible_determinized_never_reads_a_face_down_card(unit):
     import copy
 
     agent = make_agent(f"determinized:samples=3,nodes=2000,see_stock=true,unit={unit}")
-    assert agent.sees_stock and not agent.sees_hidden_cards and "see_stock=True" in agent.label
+    assert agent.sees_stock and not agent.sees_hidden_cards and "see_stock=true" in agent.label
     agent.reset(DealInfo(seed=4, rules=Rules()))
     game = Game.new(6)
     moved = 0
