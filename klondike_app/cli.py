@@ -20,6 +20,7 @@ import sys
 # subcommand -> (module under klondike_app, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("evaluate", "score an agent on a seed set: a per-deal CSV and a JSON summary"),
+    "solve": ("solve", "solve deals: one deal's winning line, a sweep into a verdict CSV, or merged sweeps"),
     "compare": ("compare", "put evaluation summaries side by side: a table, a paired test and a chart"),
     "train": ("train", "train MaskablePPO from a YAML config, or resume a run"),
     "plot-training": ("plot_training", "plot a training run's curves to a PNG and summarise it"),

@@ -1,4 +1,4 @@
-"""scripts/solve.py: a sweep writes its CSV and the estimate; --merge combines sweeps; bad input is one line."""
+"""`klondike solve`: a sweep writes its CSV and the estimate; --merge combines sweeps; bad input is one line."""
 
 from __future__ import annotations
 
@@ -8,20 +8,24 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import load_script
+from conftest import klondike, klondike_command
+
+from klondike_env.solver import read_verdict_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = "deal,status,solution_length,nodes,seconds,stopped_by"
 
 
-def _script():
-    return load_script("solve")
+class _script:  # noqa: N801 - `klondike solve` in this process
+    @staticmethod
+    def main(argv):
+        return klondike("solve", *argv)
 
 
 def test_sweep_writes_one_row_a_deal_and_the_estimate(tmp_path):
     out = tmp_path / "sweep.csv"
-    run = subprocess.run([sys.executable, str(ROOT / "scripts/solve.py"), "--deals", "1-3,7", "--node-limit", "3000",
-                          "--csv", str(out)], capture_output=True, text=True, check=True)
+    run = subprocess.run(klondike_command("solve", "--deals", "1-3,7", "--node-limit", "3000",
+                          "--csv", str(out)), capture_output=True, text=True, check=True, cwd=ROOT)
     rows = list(csv.DictReader(out.open()))
     assert [int(row["deal"]) for row in rows] == [1, 2, 3, 7]
     assert all(row["status"] in ("SOLVED", "UNSOLVABLE", "UNKNOWN") for row in rows)
@@ -49,7 +53,7 @@ def test_merge_writes_the_merged_rows_in_deal_order(tmp_path, capsys):
     assert merged.read_text().splitlines() == [FIELDS, "1,SOLVED,90,10,0.1,", "2,SOLVED,120,900,0.5,",
                                                "3,UNSOLVABLE,,5,0.0,"]
     # the merged file reads back as a verdict file
-    assert _script().read_verdict_rows(merged)[2]["nodes"] == "900"
+    assert read_verdict_rows(merged)[2]["nodes"] == "900"
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -59,22 +63,22 @@ def test_merge_writes_the_merged_rows_in_deal_order(tmp_path, capsys):
 ])
 def test_bad_input_is_one_line(argv, message, capsys):
     assert _script().main(argv) == 2
-    assert capsys.readouterr().err.strip() == f"error: {message}"
+    assert capsys.readouterr().err.strip().removeprefix("klondike solve: ") == f"error: {message}"
 
 
 def test_merge_refuses_a_file_that_is_not_a_sweep(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("deal,won\n1,True\n")
     assert _script().main(["--merge", str(bad)]) == 2
-    assert capsys.readouterr().err.strip() == (
-        f"error: bad sweep CSV {bad}: it needs the columns deal and status (scripts/solve.py --csv writes {FIELDS})")
+    assert capsys.readouterr().err.strip().removeprefix("klondike solve: ") == (
+        f"error: bad sweep CSV {bad}: it needs the columns deal and status (klondike solve --csv writes {FIELDS})")
 
 
 def test_merge_names_the_line_of_a_bad_deal_cell(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\nseven,UNSOLVABLE,,5,0.0,\n")
     assert _script().main(["--merge", str(bad)]) == 2
-    assert capsys.readouterr().err.strip() == f"error: bad sweep CSV {bad} line 3: deal 'seven' is not a deal number"
+    assert capsys.readouterr().err.strip().removeprefix("klondike solve: ") == f"error: bad sweep CSV {bad} line 3: deal 'seven' is not a deal number"
 
 
 def test_merge_keeps_a_verdict_that_a_later_file_left_unknown(tmp_path, capsys):
@@ -90,7 +94,7 @@ def test_merge_refuses_files_that_decide_a_deal_differently(tmp_path, capsys):
     first.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\n")
     second.write_text(f"{FIELDS}\n1,UNSOLVABLE,,7,0.0,\n")
     assert _script().main(["--merge", str(first), str(second)]) == 2
-    assert capsys.readouterr().err.strip() == f"error: deal 1 is SOLVED in {first} but UNSOLVABLE in {second}"
+    assert capsys.readouterr().err.strip().removeprefix("klondike solve: ") == f"error: deal 1 is SOLVED in {first} but UNSOLVABLE in {second}"
 
 
 def _error_line(argv, capsys) -> str:
@@ -121,10 +125,10 @@ def test_bad_limits_leave_an_existing_csv_as_it_was(argv, message, tmp_path, cap
 @pytest.mark.parametrize("limit", [["--memory-mb", "0"], ["--node-limit", "-5"]])
 def test_a_bad_limit_stops_a_sweep_before_its_pool(limit, tmp_path):
     # a limit that failed in the pool's initializer had the pool respawn workers forever
-    run = subprocess.run([sys.executable, str(ROOT / "scripts/solve.py"), "--deals", "1-2", "--workers", "2",
-                          "--csv", str(tmp_path / "out.csv"), *limit], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(klondike_command("solve", "--deals", "1-2", "--workers", "2",
+                          "--csv", str(tmp_path / "out.csv"), *limit), capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert run.stderr.strip().splitlines()[-1].startswith(f"solve.py: error: argument {limit[0]}: expected ")
+    assert run.stderr.strip().splitlines()[-1].startswith(f"klondike solve: error: argument {limit[0]}: expected ")
     assert not (tmp_path / "out.csv").exists()
 
 
@@ -141,7 +145,7 @@ def test_an_unwritable_csv_or_a_binary_merge_input_is_one_line(tmp_path, capsys)
     binary = tmp_path / "model.zip"
     binary.write_bytes(b"PK\x03\x04\xa3\xff\x00")
     assert _error_line(["--merge", str(binary)], capsys) == (
-        f"error: bad sweep CSV {binary}: not a text file (scripts/solve.py --csv writes {FIELDS})")
+        f"error: bad sweep CSV {binary}: not a text file (klondike solve --csv writes {FIELDS})")
 
 
 def test_a_deck_is_solved_and_its_moves_name_their_cards(capsys):
@@ -168,4 +172,4 @@ def test_a_deck_is_solved_and_its_moves_name_their_cards(capsys):
 ])
 def test_a_bad_deck_is_one_line(deck, message, capsys):
     assert _script().main(["--deck", deck]) == 2
-    assert capsys.readouterr().err.strip() == f"error: {message}"
+    assert capsys.readouterr().err.strip().removeprefix("klondike solve: ") == f"error: {message}"

@@ -1,4 +1,4 @@
-"""Verdict files: the CSV a sweep of deals writes (``scripts/solve.py --csv``) and its readers."""
+"""Verdict files: the CSV a sweep of deals writes (``klondike solve --csv``) and its readers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import csv
 
 from klondike_env.solver.results import SolveStatus
 
-# The columns of a sweep / verdict CSV (scripts/solve.py --csv; klondike_env/data/verdicts/*.csv).
+# The columns of a sweep / verdict CSV (klondike solve --csv; klondike_env/data/verdicts/*.csv).
 VERDICT_FIELDS = ("deal", "status", "solution_length", "nodes", "seconds", "stopped_by")
 
 
@@ -21,7 +21,7 @@ def read_verdict_rows(path) -> dict[int, dict[str, str]]:
             reader = csv.DictReader(handle)
             if not {"deal", "status"} <= set(reader.fieldnames or ()):
                 raise ValueError(f"bad sweep CSV {path}: it needs the columns deal and status "
-                                 f"(scripts/solve.py --csv writes {','.join(VERDICT_FIELDS)})")
+                                 f"(klondike solve --csv writes {','.join(VERDICT_FIELDS)})")
             for row in reader:
                 if row["status"] not in known:
                     raise ValueError(f"bad sweep CSV {path}: status {row['status']!r} for deal {row['deal']} "
@@ -34,7 +34,7 @@ def read_verdict_rows(path) -> dict[int, dict[str, str]]:
     except OSError as error:
         raise ValueError(f"cannot read sweep CSV {path}: {error.strerror}") from None
     except UnicodeDecodeError:
-        raise ValueError(f"bad sweep CSV {path}: not a text file (scripts/solve.py --csv writes "
+        raise ValueError(f"bad sweep CSV {path}: not a text file (klondike solve --csv writes "
                          f"{','.join(VERDICT_FIELDS)})") from None
     return rows
 
