@@ -11,6 +11,8 @@ often a player's move was clearly worse than another by what it knew, and traini
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from agents.base import PlayerView
@@ -62,18 +64,50 @@ def first_losing_move(deal: int, actions: list[int], rules: Rules, node_limit: i
     ``None`` when the final position is still solved (the game was given up while winnable);
     0 when the opening itself is not solved.
     """
-    if is_solved(position_after(deal, actions, rules, len(actions)), node_limit):
-        return None
-    if not is_solved(position_after(deal, actions, rules, 0), node_limit):
-        return 0
+    return losing_move(Game.new(deal, rules), actions, node_limit).move
+
+
+@dataclass(frozen=True)
+class LosingMove:
+    """Where a game was lost, by the solver (:func:`losing_move`).
+
+    ``verdict``: ``"lost"`` (solved after ``move - 1`` moves, proven unwinnable after ``move``),
+    ``"undecided"`` (solved after ``move - 1`` moves, not decided within the budget after
+    ``move``: the loss is at ``move`` or later), ``"winnable"`` (still solved at the end:
+    ``move`` is None), ``"unwinnable"`` (proven unwinnable from the deal itself: ``move`` 0; an
+    opening not decided is ``"undecided"`` at move 0).
+    """
+
+    move: int | None
+    verdict: str
+
+
+def losing_move(start: Game, actions: list[int], node_limit: int) -> LosingMove:
+    """The first move of ``actions`` from the opening ``start`` after which the true position is
+    no longer solved within ``node_limit`` positions per solve (bisection: winnability never
+    grows along a game)."""
+    def status(moves: int) -> SolveStatus:
+        game = start.copy()
+        for action in actions[:moves]:
+            game.step(action)
+        return solve(game, node_limit=node_limit).status
+
+    final = status(len(actions))
+    if final == SolveStatus.SOLVED:
+        return LosingMove(None, "winnable")
+    opening = status(0)
+    if opening != SolveStatus.SOLVED:
+        return LosingMove(0, "unwinnable" if opening == SolveStatus.UNSOLVABLE else "undecided")
     solved, lost = 0, len(actions)  # invariant: after `solved` moves solved, after `lost` not
+    lost_status = final
     while lost - solved > 1:
         middle = (solved + lost) // 2
-        if is_solved(position_after(deal, actions, rules, middle), node_limit):
+        middle_status = status(middle)
+        if middle_status == SolveStatus.SOLVED:
             solved = middle
         else:
-            lost = middle
-    return lost
+            lost, lost_status = middle, middle_status
+    return LosingMove(lost, "lost" if lost_status == SolveStatus.UNSOLVABLE else "undecided")
 
 
 def action_win_counts(game: Game, worlds: int, node_limit: int, seed: int = 0) -> dict[int, tuple[int, int]]:

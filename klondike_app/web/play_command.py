@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
-import webbrowser
 from pathlib import Path
+
+from klondike_app.web.serve import add_server_arguments, port_error, serve
 
 DEFAULT_PORT = 8733
 
@@ -37,12 +37,9 @@ def rules_from_args(args):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 exposes it)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    add_server_arguments(parser, DEFAULT_PORT)
     parser.add_argument("--db", type=Path, default=None, metavar="FILE",
                         help="SQLite file of games and statistics (default: play.sqlite3 in the user data folder)")
-    parser.add_argument("--no-open", action="store_true", help="do not open a browser")
     parser.add_argument("--screenshot", type=Path, default=None, metavar="PNG",
                         help="instead of serving, photograph the opening table of deal 1 with Chromium into PNG "
                              "(for the docs: docs/images/play.png)")
@@ -52,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     try:
         rules = rules_from_args(args)
-        import uvicorn
+        import uvicorn  # noqa: F401  (the web extra's server, checked before anything else)
 
         from klondike_app.web.app import create_app
     except ValueError as error:
@@ -62,8 +59,8 @@ def run(args) -> int:
         print(f"klondike play: {error.name} is missing; install the web extra: pip install 'klondike-env[web]'",
               file=sys.stderr)
         return 2
-    if not 0 <= args.port <= 65535:
-        print(f"klondike play: bad port {args.port}: a port is 0..65535", file=sys.stderr)
+    if port_error(args.port):
+        print(f"klondike play: {port_error(args.port)}", file=sys.stderr)
         return 2
     if args.screenshot is not None:
         from klondike_app.web.screenshot import take
@@ -71,23 +68,5 @@ def run(args) -> int:
         print(f"klondike play: wrote {take(args.screenshot, rules=rules)}")
         return 0
     db = args.db or default_db()
-    app = create_app(db, rules)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
-    server = uvicorn.Server(config)
-
-    def announce():
-        # the port is known once the socket is bound (port 0 asks the system for a free one)
-        while not server.started:
-            if server.should_exit:
-                return
-            threading.Event().wait(0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-        url = f"http://{shown}:{port}/"
-        print(f"klondike play: {url}  (games in {db}; Ctrl+C stops)", flush=True)
-        if not args.no_open:
-            webbrowser.open(url)
-
-    threading.Thread(target=announce, daemon=True).start()
-    server.run()
-    return 0 if server.started else 1
+    return serve(create_app(db, rules), args.host, args.port, not args.no_open,
+                 lambda url: f"klondike play: {url}  (games in {db}; Ctrl+C stops)")

@@ -1,12 +1,13 @@
 // Draws a game view (the server's JSON) onto the table's piles. Only what the view holds is
-// drawn: face-down cards arrive as null and are drawn as backs.
+// drawn: face-down cards arrive as null and are drawn as backs. A page with several tables
+// passes the element holding one (its piles are found by data-pile).
 import { cardElement, cardLabel } from "./cards.js";
 
 const DOWN_STEP = 0.13;  // vertical offset of a face-down card, in card heights
 const UP_STEP = 0.28;    // of a face-up card
 const FAN_STEP = 0.36;   // horizontal offset of a fanned waste card, in card widths
 
-function pileElement(name) { return document.getElementById(name); }
+function pileElement(name, root) { return root.querySelector(`.pile[data-pile="${name}"]`); }
 
 function place(element, pile, index, left, top) {
   element.dataset.pile = pile;
@@ -17,13 +18,13 @@ function place(element, pile, index, left, top) {
   return element;
 }
 
-function cardSize() {
-  const probe = pileElement("found0").getBoundingClientRect();
+function cardSize(root) {
+  const probe = pileElement("found0", root).getBoundingClientRect();
   return { width: probe.width, height: probe.height };
 }
 
-function drawStock(view) {
-  const pile = pileElement("stock");
+function drawStock(view, root) {
+  const pile = pileElement("stock", root);
   pile.replaceChildren();
   pile.classList.toggle("empty", view.stock.length === 0);
   if (view.stock.length) pile.append(place(cardElement(null), "stock", 0, 0, 0));
@@ -36,8 +37,8 @@ function drawStock(view) {
   pile.setAttribute("aria-label", `stock, ${view.stock.length} cards`);
 }
 
-function drawWaste(view, size) {
-  const pile = pileElement("waste");
+function drawWaste(view, size, root) {
+  const pile = pileElement("waste", root);
   pile.replaceChildren();
   const waste = view.waste;
   const fan = Math.min(view.waste_fan, waste.length);
@@ -52,16 +53,16 @@ function drawWaste(view, size) {
   pile.setAttribute("aria-label", waste.length ? `waste, ${cardLabel(waste[waste.length - 1])} on top` : "waste, empty");
 }
 
-function drawFoundations(view) {
+function drawFoundations(view, root) {
   view.foundations.forEach((top, suit) => {
-    const pile = pileElement(`found${suit}`);
+    const pile = pileElement(`found${suit}`, root);
     pile.replaceChildren();
     if (top !== null) pile.append(place(cardElement(top), `found${suit}`, 0, 0, 0));
   });
 }
 
-function drawColumn(cards, column, size) {
-  const pile = pileElement(`col${column}`);
+function drawColumn(cards, column, size, root) {
+  const pile = pileElement(`col${column}`, root);
   pile.replaceChildren();
   const room = Math.max(window.innerHeight - pile.getBoundingClientRect().top - 56 - size.height, size.height);
   const wanted = cards.reduce((sum, card, i) => sum + (i ? (cards[i - 1] === null ? DOWN_STEP : UP_STEP) : 0), 0) * size.height;
@@ -76,12 +77,12 @@ function drawColumn(cards, column, size) {
   pile.setAttribute("aria-label", `column ${column + 1}: ${cards.length - up.length} face down, ${up.map(cardLabel).join(" ") || "no face-up card"}`);
 }
 
-export function drawTable(view) {
-  const size = cardSize();
-  drawStock(view);
-  drawWaste(view, size);
-  drawFoundations(view);
-  view.tableau.forEach((cards, column) => drawColumn(cards, column, size));
+export function drawTable(view, root = document) {
+  const size = cardSize(root);
+  drawStock(view, root);
+  drawWaste(view, size, root);
+  drawFoundations(view, root);
+  view.tableau.forEach((cards, column) => drawColumn(cards, column, size, root));
   document.dispatchEvent(new Event("table-drawn"));
 }
 
