@@ -22,7 +22,7 @@ import numpy as np
 from agents.base import RESIGN, Agent, DealInfo, choose_action
 from agents.registry import make_agent
 from agents.results import (
-    CSV_COLUMNS, DEFAULT_MAX_MOVES, GameRecord, ResultsExistError, deals_text, finish_results,
+    CSV_COLUMNS, DEFAULT_MAX_MOVES, GameRecord, ResultsExistError, ResultsFiles, deals_text, finish_results,
     open_results, parse_moves, read_game_rows, read_records, result_stem, run_identity, stored_identity,
     write_json, write_results,
 )
@@ -330,9 +330,16 @@ def run_evaluation(play, identity: dict, deals: list[int], rules: Rules, out_dir
     start = time.perf_counter()
     if remaining:
         play(remaining, files.append)
+    return write_summary(files, deals, rules, header, wall_seconds=time.perf_counter() - start,
+                         resumed_games=len(deals) - len(remaining))
+
+
+def write_summary(files: ResultsFiles, deals: list[int], rules: Rules, header: dict | None = None,
+                  **details) -> tuple[Path, dict]:
+    """Summarise the games recorded so far in ``files`` (``header`` first, ``details`` last) into
+    the run's JSON, the CSV put in the seed set's order; returns ``(json_path, summary)``."""
     summary = {**(header or {}), "deals": deals_text(deals), "rules": asdict(rules),
-               **summarize(list(files.done.values()), rules),
-               "wall_seconds": time.perf_counter() - start, "resumed_games": len(deals) - len(remaining)}
+               **summarize(list(files.done.values()), rules), **details}
     return finish_results(files, deals, summary)
 
 
@@ -404,5 +411,5 @@ def summarize_results(csv_path: str | os.PathLike, *, rules: Rules | None = None
 __all__ = [
     "AgentError", "GameRecord", "SeedSetError", "deal_seed", "evaluate", "load_seed_set",
     "game_of_row", "parse_moves", "play_deals", "play_game", "read_game_rows", "read_games", "summarize", "wilson_interval",
-    "write_results", "run_evaluation", "local_backend", "summarize_results", "ResultsExistError", "CSV_COLUMNS",
+    "write_results", "run_evaluation", "write_summary", "local_backend", "summarize_results", "ResultsExistError", "CSV_COLUMNS",
 ]

@@ -105,11 +105,16 @@ def result_stem(agent_label: str, seeds_name: str, rules: Rules, seed: int = 0,
     return re.sub(r"[^A-Za-z0-9._=-]+", "-", "_".join(parts)).strip("-")
 
 
-def run_identity(agent_label: str, seeds_name: str, rules: Rules, seed: int, max_moves: int) -> dict:
-    """What makes two runs the same run (:data:`RUN_KEYS`), as stored in the JSON's ``"run"``."""
+def run_identity(agent_label: str, seeds_name: str, rules: Rules, seed: int, max_moves: int,
+                 protocol: dict | None = None) -> dict:
+    """What makes two runs the same run (:data:`RUN_KEYS`, and a person's ``protocol`` -- undo,
+    hints, auto finish -- when given), as stored in the JSON's ``"run"``."""
     from dataclasses import asdict
 
-    return {"agent": agent_label, "seeds": seeds_name, "rules": asdict(rules), "seed": seed, "max_moves": max_moves}
+    identity = {"agent": agent_label, "seeds": seeds_name, "rules": asdict(rules), "seed": seed, "max_moves": max_moves}
+    if protocol is not None:
+        identity["protocol"] = dict(protocol)
+    return identity
 
 
 def stored_identity(summary: dict) -> dict:
@@ -120,7 +125,8 @@ def stored_identity(summary: dict) -> dict:
 
 
 def _difference(stored: dict, wanted: dict) -> str:
-    key = next(key for key in RUN_KEYS if stored.get(key) != wanted.get(key))
+    keys = [*RUN_KEYS, *sorted((set(stored) | set(wanted)) - set(RUN_KEYS))]
+    key = next(key for key in keys if stored.get(key) != wanted.get(key))
     return f"{key} {stored.get(key)!r}, not {wanted.get(key)!r}"
 
 

@@ -1,4 +1,5 @@
-"""The JSON API (documented in docs/web.md): rounds, moves, undo, hints, auto finish, statistics.
+"""The JSON API (documented in docs/web.md): rounds, moves, undo, hints, auto finish, giving up,
+statistics.
 
 Every answer about a round is its view (:meth:`Rounds.view`), or an error ``{"error": "..."}``
 with 400 (malformed request), 404 (unknown game), 409 (not possible in this position: the
@@ -115,6 +116,10 @@ def routes(rounds: Rounds) -> list[Route]:
         await read_json(request, ())
         return answer(rounds.view(rounds.undo(request.path_params["game"])))
 
+    async def resign(request: Request):
+        await read_json(request, ())
+        return answer(rounds.view(rounds.resign(request.path_params["game"])))
+
     async def hint(request: Request):
         strength = request.query_params.get("strength", "normal")
         if strength not in ("normal", "strong"):
@@ -141,6 +146,7 @@ def routes(rounds: Rounds) -> list[Route]:
         Route("/api/games/{game}/actions", act, methods=["POST"]),
         Route("/api/games/{game}/check", check, methods=["POST"]),
         Route("/api/games/{game}/undo", undo, methods=["POST"]),
+        Route("/api/games/{game}/resign", resign, methods=["POST"]),
         Route("/api/games/{game}/hint", hint, methods=["GET"]),
         Route("/api/games/{game}/finish", finish, methods=["POST"]),
         Route("/api/stats", statistics, methods=["GET"]),

@@ -21,6 +21,8 @@ from starlette.staticfiles import StaticFiles
 
 from klondike_app.web import api
 from klondike_app.web.rounds import Rounds
+from klondike_app.web.scored import ScoredPlan, ScoredSet
+from klondike_app.web.scored import routes as scored_routes
 from klondike_app.web.store import Store
 from klondike_env.rules import Rules
 
@@ -48,11 +50,19 @@ async def http_error(request: Request, error: HTTPException):
     return PlainTextResponse(str(error.detail), error.status_code)
 
 
-def create_app(db_path: str | Path, rules: Rules | None = None, clock=time.time) -> Starlette:
+def create_app(db_path: str | Path, rules: Rules | None = None, clock=time.time,
+               scored: ScoredPlan | None = None) -> Starlette:
     """The app over the SQLite file ``db_path``; ``rules``: the rules a new deal gets unless it
-    names others; ``clock``: seconds (tests pass a fake one)."""
+    names others; ``clock``: seconds (tests pass a fake one); ``scored``: a person's run on a
+    seed set, the only play the server then allows (its results files are opened here: a
+    ``ValueError`` in one line when they hold another run)."""
     store = Store(db_path)
     rounds = Rounds(store, rules, clock)
+    try:
+        scored_set = None if scored is None else ScoredSet(rounds, scored)
+    except BaseException:
+        store.close()
+        raise
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -62,9 +72,11 @@ def create_app(db_path: str | Path, rules: Rules | None = None, clock=time.time)
     routes = [
         *(page_route(path, filename) for path, filename in PAGES.items()),
         *api.routes(rounds),
+        *scored_routes(scored_set, rounds),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {**api.EXCEPTION_HANDLERS, HTTPException: http_error}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.state.rounds = rounds
+    app.state.scored = scored_set
     return app

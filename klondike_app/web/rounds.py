@@ -5,6 +5,11 @@ A round is a deck, rules and a log of actions (:mod:`klondike_app.web.store`). T
 log. Every change is on disk before the caller gets an answer; a change that cannot be saved
 is taken back. Errors are :class:`BadInput` (the request is malformed), :class:`Refused`
 (well-formed but not possible now: the engine's one-line reason) and :class:`UnknownRound`.
+
+A scored round (:meth:`Rounds.create_scored`) is a deal of a seed set played once under a
+protocol (:mod:`klondike_app.web.protocol`): its deal number stays hidden until it is over, the
+aids the protocol turns off are refused, it ends at the move cap (and, with undo off, as soon
+as the player can see it is dead), and ``on_end`` hears of it once it is over.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from klondike_env.cards import check_deal, deal_deck, deck_text
 from klondike_env.game import Game, IllegalActionError, NothingToUndoError, check_action_range
 from klondike_env.rules import Rules
 from klondike_app.web import hints
+from klondike_app.web.protocol import refusal
 from klondike_app.web.store import UNDO, RoundRecord, Store, new_id
 from klondike_app.web.table import check_intent_card, dead_as_seen, intent_action, rules_json, table_json
 
@@ -64,6 +70,16 @@ def replay(record: RoundRecord) -> Live:
     return Live(record, game, actions)
 
 
+def ending(live: Live) -> str:
+    """How a finished round ended, in the harness's words (won, dead, resigned, move limit)."""
+    status = live.record.status
+    if status == "won":
+        return "won"
+    if status == "abandoned":
+        return "resigned"
+    return "dead" if live.game.is_dead else "move limit"
+
+
 def parse_rules(options: dict, defaults: Rules) -> Rules:
     try:
         return Rules.from_options({**rules_json(defaults), **options})
@@ -81,6 +97,8 @@ class Rounds:
         self._lock = threading.RLock()
         self._live: OrderedDict[str, Live] = OrderedDict()
         self._finish_lines: dict[str, tuple[int, list[int]]] = {}
+        self.on_end = None  # on_end(live): called once a scored round is over, outside the lock
+        self.free_play_refusal: str | None = None  # set: new deals and replays are refused with it
 
     # --- players -----------------------------------------------------------------------
     def player(self, token: str | None) -> tuple[str, bool]:
@@ -96,10 +114,14 @@ class Rounds:
     def create(self, player: str, *, deal=None, deck=None, replay_of: str | None = None, rules: dict | None = None) -> Live:
         """A new round for ``player``: a deal number, a deck, another round's deal again, or a
         random deal. The player's rounds in progress end (abandoned, or lost when dead)."""
+        if self.free_play_refusal:
+            raise Refused(self.free_play_refusal)
         if sum(x is not None for x in (deal, deck, replay_of)) > 1:
             raise BadInput("give at most one of deal, deck and replay")
         if replay_of is not None:
             source = self.get(replay_of).record
+            if source.protocol is not None and source.status == "playing":
+                raise Refused("a scored game cannot be replayed before it is over")
             deal, deck_cards, rule_set = source.deal, source.deck, Rules.from_options(source.rules)
             if rules:
                 rule_set = parse_rules(rules, rule_set)
@@ -123,6 +145,17 @@ class Rounds:
         with self._lock:
             for other in self.store.open_rounds(player):
                 self._close(other)
+            self.store.insert_round(record)
+            live = replay(record)
+            self._remember(live)
+        return live
+
+    def create_scored(self, player: str, deal: int, rules: Rules, protocol: dict) -> Live:
+        """The one round of ``deal`` in a person's scored run (``player``: the run's own player
+        id, so that free play never ends it); ``protocol`` includes ``max_moves``."""
+        record = RoundRecord(id=new_id(), player=player, deal=check_deal(deal), deck=deck_text(deal_deck(deal)),
+                             rules=rules_json(rules), created=self.clock(), protocol=dict(protocol))
+        with self._lock:
             self.store.insert_round(record)
             live = replay(record)
             self._remember(live)
@@ -155,7 +188,10 @@ class Rounds:
             live.actions.append(action)
             live.record.log.append(action)
             self._save_or_undo(live)
-            return live
+            ended = self._referee(live)
+        if ended:
+            self.on_end(live)
+        return live
 
     def check(self, round_id: str, *, source=None, dest=None, card=None) -> dict:
         """Whether the move from ``source`` to ``dest`` is legal, and if not the reason, without
@@ -195,7 +231,7 @@ class Rounds:
 
     def undo(self, round_id: str) -> Live:
         with self._lock:
-            live = self._playing(round_id)
+            live = self._playing(round_id, "undo")
             try:
                 live.game.undo()
             except NothingToUndoError as error:
@@ -217,7 +253,7 @@ class Rounds:
         """A move suggested by an agent that sees only the player's view (the round is unchanged
         but for its hint count)."""
         with self._lock:
-            live = self._playing(round_id)
+            live = self._playing(round_id, "hints")
             game, actions = live.game.copy(), list(live.actions)
         suggestion = hints.strong_hint(game, actions) if strong else hints.greedy_hint(game, actions)
         with self._lock:
@@ -228,7 +264,7 @@ class Rounds:
     def finish_step(self, round_id: str) -> tuple[Live, int]:
         """Play the next move of a winning line (auto finish); only with no hidden card left."""
         with self._lock:
-            live = self._playing(round_id)
+            live = self._playing(round_id, "auto_finish")
             game, position = live.game.copy(), len(live.actions)
             cached = self._finish_lines.get(round_id)
         if cached is not None and cached[0] == position and cached[1]:
@@ -243,17 +279,34 @@ class Rounds:
             self._finish_lines[round_id] = (len(live.actions), line[1:])
         return live, line[0]
 
+    def resign(self, round_id: str) -> Live:
+        """Give the round up: lost when it is dead, else abandoned (a scored round is recorded)."""
+        with self._lock:
+            live = self._playing(round_id)
+            live.record.status = "lost" if live.game.is_dead else "abandoned"
+            self.store.save_round(live.record)
+        if live.record.protocol is not None and self.on_end is not None:
+            self.on_end(live)
+        return live
+
     # --- answers ----------------------------------------------------------------------------
     def view(self, live: Live) -> dict:
-        """The round as the player may see it (no hidden card, in any form)."""
+        """The round as the player may see it (no hidden card, in any form; a scored round's
+        deal number only once it is over)."""
         record = live.record
+        protocol = record.protocol
+        hidden_deal = protocol is not None and record.status == "playing"
+        table = table_json(live.game, live.actions)
+        if refusal(protocol, "auto_finish"):
+            table["auto_finish"] = False
         return {
             "id": record.id,
-            "deal": None if record.deal is None else str(record.deal),
+            "deal": None if record.deal is None or hidden_deal else str(record.deal),
             "rules": record.rules,
             "status": record.status,
-            **table_json(live.game, live.actions),
-            "can_undo": record.status == "playing" and bool(live.actions),
+            "protocol": protocol,
+            **table,
+            "can_undo": record.status == "playing" and bool(live.actions) and not refusal(protocol, "undo"),
             "undos": record.undos,
             "hints": record.hints,
             "elapsed_ms": record.elapsed_ms,
@@ -261,11 +314,29 @@ class Rounds:
         }
 
     # --- inside ----------------------------------------------------------------------------
-    def _playing(self, round_id: str) -> Live:
+    def _playing(self, round_id: str, aid: str | None = None) -> Live:
+        """The round, refused when it is over or its protocol turns ``aid`` off."""
         live = self.get(round_id)
         if live.record.status != "playing":
+            if live.record.protocol is not None:
+                raise Refused(f"this scored game is over ({live.record.status}): one try per deal")
             raise Refused(f"this game is over ({live.record.status}): start a new deal or replay this one")
+        refused = aid and refusal(live.record.protocol, aid)
+        if refused:
+            raise Refused(refused)
         return live
+
+    def _referee(self, live: Live) -> bool:
+        """End a scored round its protocol ends (the move cap; dead as seen with undo off);
+        True when a scored round is over now, so ``on_end`` must hear of it."""
+        protocol, record, game = live.record.protocol, live.record, live.game
+        if protocol is None:
+            return False
+        if record.status == "playing" and (game.move_count >= protocol["max_moves"]
+                                           or (not protocol["undo"] and dead_as_seen(game))):
+            record.status = "lost"
+            self.store.save_round(record)
+        return record.status != "playing" and self.on_end is not None
 
     def _remember(self, live: Live) -> None:
         self._live[live.record.id] = live

@@ -1,7 +1,8 @@
 """The web app's storage: one SQLite file (standard library, WAL mode).
 
 A round (one game played by a person) is stored as its deck, its rules and its log of
-actions -- an action id, or :data:`UNDO` -- so it replays exactly. Every accepted action is
+actions -- an action id, or :data:`UNDO` -- so it replays exactly; a scored round (a deal of a
+seed set played once for the benchmark) also holds the protocol it is played under. Every accepted action is
 committed before the answer goes out. Ids of players and rounds come from :mod:`secrets`.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 UNDO = -1  # in a round's log: the previous action was taken back
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: rounds.protocol
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,7 +37,8 @@ CREATE TABLE IF NOT EXISTS rounds (
     cards_home INTEGER NOT NULL DEFAULT 0,
     recycles INTEGER NOT NULL DEFAULT 0,
     undos INTEGER NOT NULL DEFAULT 0,
-    hints INTEGER NOT NULL DEFAULT 0
+    hints INTEGER NOT NULL DEFAULT 0,
+    protocol TEXT                   -- JSON of a scored round's protocol (undo, hints, ...), NULL in free play
 );
 CREATE INDEX IF NOT EXISTS rounds_by_player ON rounds (player, status);
 """
@@ -69,12 +71,14 @@ class RoundRecord:
     recycles: int = 0
     undos: int = 0
     hints: int = 0
+    protocol: dict | None = None
 
     def to_row(self) -> dict:
         row = dict(self.__dict__)
         row["deal"] = None if self.deal is None else str(self.deal)
         row["rules"] = json.dumps(self.rules, sort_keys=True)
         row["log"] = json.dumps(self.log, separators=(",", ":"))
+        row["protocol"] = None if self.protocol is None else json.dumps(self.protocol, sort_keys=True)
         return row
 
     @classmethod
@@ -83,6 +87,7 @@ class RoundRecord:
         values["deal"] = None if values["deal"] is None else int(values["deal"])
         values["rules"] = json.loads(values["rules"])
         values["log"] = json.loads(values["log"])
+        values["protocol"] = None if values["protocol"] is None else json.loads(values["protocol"])
         return cls(**values)
 
 
@@ -102,10 +107,12 @@ class Store:
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.executescript(SCHEMA)
             found = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if found is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(found[0]) > SCHEMA_VERSION:
+            if found is not None and int(found[0]) > SCHEMA_VERSION:
                 raise RuntimeError(f"{path} was written by a newer version of klondike (schema {found[0]})")
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(rounds)")}
+            if "protocol" not in columns:  # a file of schema 1 gains the column; its rounds are free play
+                self._db.execute("ALTER TABLE rounds ADD COLUMN protocol TEXT")
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         with self._lock:
@@ -133,7 +140,7 @@ class Store:
     def save_round(self, record: RoundRecord) -> None:
         """Write everything that changes as a round is played."""
         row = record.to_row()
-        names = [n for n in row if n not in ("id", "player", "deal", "deck", "rules", "created")]
+        names = [n for n in row if n not in ("id", "player", "deal", "deck", "rules", "created", "protocol")]
         assignments = ", ".join(f"{name}=:{name}" for name in names)
         with self._lock:
             self._db.execute(f"UPDATE rounds SET {assignments} WHERE id=:id", row)
@@ -142,6 +149,17 @@ class Store:
         with self._lock:
             row = self._db.execute("SELECT * FROM rounds WHERE id=?", (round_id,)).fetchone()
         return None if row is None else RoundRecord.from_row(row)
+
+    def rounds_of(self, player: str) -> list[RoundRecord]:
+        """Every round of ``player``, oldest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM rounds WHERE player=? ORDER BY created, rowid", (player,)).fetchall()
+        return [RoundRecord.from_row(row) for row in rows]
+
+    def add_player(self, player: str, now: float) -> None:
+        """Make sure ``player`` (an id chosen by the caller) exists."""
+        with self._lock:
+            self._db.execute("INSERT OR IGNORE INTO players VALUES (?, ?)", (player, now))
 
     def open_rounds(self, player: str) -> list[str]:
         """Ids of the player's rounds still being played."""
