@@ -5,7 +5,7 @@ so bisection on the move number finds the first position the solver does not sol
 position the solver cannot decide within ``node_limit`` counts as not solved, so the move
 found can be early, never late. :func:`action_win_counts` then asks, at such a move, how
 each legal action fared in worlds sampled from what the player knew. :func:`label_moves`
-scores every move of a game that way, up to its losing move (``scripts/label_moves.py``): how
+scores every move of a game that way, up to its losing move (``klondike label-moves``): how
 often a player's move was clearly worse than another by what it knew, and training data.
 """
 

@@ -1,4 +1,4 @@
-"""Score an agent on a fixed set of deals: the benchmark's harness (``scripts/evaluate.py``).
+"""Score an agent on a fixed set of deals: the benchmark's harness (``klondike evaluate``).
 
 Every deal is played from its opening position until it is won, dead (docs/contract.md), the agent
 resigns, or ``max_moves`` actions have been played. Each deal gets its own agent seed,

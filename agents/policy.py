@@ -1,7 +1,7 @@
 """``policy``: plays a trained stable-baselines3 / sb3-contrib model (MaskablePPO by default).
 
 ``policy:path=runs/ppo-.../model.zip`` loads the model; the run's ``config.yaml`` (next to the
-zip or one folder up, as ``scripts/train.py`` writes it) tells which observation mode, dtype
+zip or one folder up, as ``klondike train`` writes it) tells which observation mode, dtype
 (``observation_dtype``; float32 for runs older than the option) and rules it was trained
 with, so observations are built the same way. Each turn the agent
 calls ``model.predict(obs, action_masks=mask, deterministic=...)``: the masked greedy action,
@@ -109,7 +109,7 @@ class PolicyAgent(Agent):
     def __init__(self, **options):
         super().__init__(**options)
         if not self.path:
-            raise AgentOptionError("agent 'policy' needs path=MODEL.zip (a model saved by scripts/train.py)")
+            raise AgentOptionError("agent 'policy' needs path=MODEL.zip (a model saved by klondike train)")
         model_path = Path(self.path)
         if not model_path.is_file():
             raise AgentOptionError(f"model file {str(model_path)!r} not found: give path= an existing .zip")

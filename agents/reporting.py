@@ -1,7 +1,7 @@
 """Reporting evaluation summaries: a markdown table, a bar chart with 95% intervals, and paired
 comparisons of agents that played the same deals.
 
-Shared by ``scripts/compare.py`` and ``scripts/quickstart.py``.
+Shared by ``klondike compare`` and ``klondike quickstart``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def load_summaries(paths: list[str]) -> list[dict]:
             summaries.append({**summary, "summary_path": str(json_path)})
             continue
         if not path.is_file():
-            raise ValueError(f"summary file {name!r} not found: give JSON files written by scripts/evaluate.py")
+            raise ValueError(f"summary file {name!r} not found: give JSON files written by klondike evaluate")
         try:
             summary = json.loads(path.read_text())
             if summary.get("complete") is False and "win_rate" not in summary:
@@ -35,7 +35,7 @@ def load_summaries(paths: list[str]) -> list[dict]:
                                  f"CSV ({path.with_suffix('.csv').name}) to summarise the games played so far")
             summary["win_rate"], summary["win_rate_ci95"], summary["agent"]  # noqa: B018
         except (json.JSONDecodeError, KeyError, TypeError):
-            raise ValueError(f"{name!r} is not an evaluation summary (expected the JSON of scripts/evaluate.py)") from None
+            raise ValueError(f"{name!r} is not an evaluation summary (expected the JSON of klondike evaluate)") from None
         summary["summary_path"] = str(path)
         summaries.append(summary)
     return summaries
@@ -159,7 +159,7 @@ def paired_table(summaries: list[dict]) -> str | None:
 
 def comparison_text(summaries: list[dict]) -> str:
     """The side-by-side table, then the paired table when two summaries share their deals: what
-    ``scripts/compare.py`` and ``scripts/quickstart.py`` print."""
+    ``klondike compare`` and ``klondike quickstart`` print."""
     paired = paired_table(summaries)
     text = markdown_table(summaries)
     return text if paired is None else f"{text}\n\nSame deals, paired by deal:\n\n{paired}"

@@ -23,9 +23,9 @@ from pathlib import Path
 from klondike_env.cli import read_text
 from klondike_env.rules import Rules
 
-#: the CSV's columns, in order (readers: :func:`read_game_rows`, ``scripts/compare.py``, pretraining)
+#: the CSV's columns, in order (readers: :func:`read_game_rows`, ``klondike compare``, pretraining)
 CSV_COLUMNS = ("deal", "won", "moves", "foundation_cards", "seconds", "cpu_seconds", "ending", "actions")
-RESULTS_CSV = "a results CSV of scripts/evaluate.py"
+RESULTS_CSV = "a results CSV of klondike evaluate"
 DEFAULT_MAX_MOVES = 1000
 #: the keys of a run's identity: two runs with equal values give the same games
 RUN_KEYS = ("agent", "seeds", "rules", "seed", "max_moves")

@@ -66,7 +66,7 @@ class RolloutAgent(Agent):
                 raise AgentOptionError(f"bad value {getattr(self, option)!r} for option {option!r} of agent "
                                        f"'rollout': expected a probability from 0 to 1")
         if not self.path:
-            raise AgentOptionError("agent 'rollout' needs path=MODEL.zip (a model saved by scripts/train.py)")
+            raise AgentOptionError("agent 'rollout' needs path=MODEL.zip (a model saved by klondike train)")
         # the policy agent loads and checks the model, and owns the loop breaker of the real game
         self._policy = PolicyAgent(path=self.path, deterministic=True, no_repeat=True)
         settings = self._policy.settings

@@ -19,8 +19,12 @@ import sys
 
 # subcommand -> (module under klondike_app, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("demo", "play one deal with an agent, naming each move and showing the board"),
+    "quickstart": ("quickstart", "train the quick config, then score it next to random and greedy"),
     "evaluate": ("evaluate", "score an agent on a seed set: a per-deal CSV and a JSON summary"),
     "solve": ("solve", "solve deals: one deal's winning line, a sweep into a verdict CSV, or merged sweeps"),
+    "evaluate-policy": ("evaluate_policy", "score a trained model on a seed set, all games batched"),
+    "summarize": ("summarize", "rebuild and print the summary of a per-deal results CSV"),
     "compare": ("compare", "put evaluation summaries side by side: a table, a paired test and a chart"),
     "train": ("train", "train MaskablePPO from a YAML config, or resume a run"),
     "plot-training": ("plot_training", "plot a training run's curves to a PNG and summarise it"),

@@ -20,7 +20,7 @@ REWARDS = ("progress", "win", "standard", "vegas")
 REWARD_PROGRESS, REWARD_WIN, REWARD_STANDARD, REWARD_VEGAS = range(4)
 ILLEGAL_ACTIONS = ("penalty", "raise")
 
-# Measured (docs/env.md "Episode length", `python scripts/benchmark.py env`): the greedy
+# Measured (docs/env.md "Episode length", `klondike bench env`): the greedy
 # agent's games all end within 140 moves and random games that end by themselves
 # almost all end within 250; most random games never end (cards shuffled back and
 # forth), so the limit only cuts such loops. 500 leaves room for multi-pass wins.

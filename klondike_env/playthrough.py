@@ -5,7 +5,7 @@ its reward, the episode flags, the info, the board, the legal actions and the ob
 :func:`read_playthrough` takes the options, deal and actions back out of such a file and
 :func:`playthrough_text` plays them again, so a test can require the same text: any change of
 behaviour (a rule, a reward, an observation entry, an action name) shows up as a changed line.
-``scripts/playthrough.py`` writes new files and rewrites old ones after an intended change.
+``klondike playthrough`` writes new files and rewrites old ones after an intended change.
 
 The observation is written as its ``uint8`` numerators (the env's ``observation_dtype="uint8"``;
 ``obs / observation_divisors(mode)`` is the float32 observation bit for bit), nonzero entries

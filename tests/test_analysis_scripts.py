@@ -66,7 +66,7 @@ def test_a_binary_file_or_a_bad_actions_cell_is_named(script, tmp_path, capsys):
     binary = tmp_path / "model.zip"
     binary.write_bytes(b"PK\x03\x04\xa3\xff\x00")
     assert _error_line(script, [str(binary)], capsys) == (
-        f"error: {str(binary)!r} is not a text file: expected a results CSV of scripts/evaluate.py")
+        f"error: {str(binary)!r} is not a text file: expected a results CSV of klondike evaluate")
     bad = tmp_path / "bad.csv"
     bad.write_text("deal,won,moves,actions\n3,0,1,0\n4,0,2,0 x\n")
     assert _error_line(script, [str(bad)], capsys) == (

@@ -1,16 +1,13 @@
-"""scripts/demo.py: plays a deal to its end; bad input is one line and exit code 2."""
+"""klondike demo: plays a deal to its end; bad input is one line and exit code 2."""
 
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-DEMO = Path(__file__).resolve().parent.parent / "scripts" / "demo.py"
+from conftest import klondike_command
 
 
 def run_demo(*args):
-    return subprocess.run([sys.executable, str(DEMO), *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run(klondike_command("demo", *args), capture_output=True, text=True, timeout=300)
 
 
 def test_demo_plays_a_deal_to_its_end():
@@ -37,6 +34,7 @@ def test_demo_names_every_move_and_shows_the_board_at_the_interval():
     (["--deal", "-1"], "bad deal number -1"),
     (["--deck", "AS KS"], "bad deck: it has 2 cards"),
     (["--deck", ""], "bad deck: it has 0 cards"),
+    (["--agent", "nowhere.py:Agent"], "no file nowhere.py"),
     (["--deal", "3", "--deck", "AS KS"], "argument --deck: not allowed with argument --deal"),
     # argparse's own errors: its usage, then the error line
     (["--every", "0"], "argument --every: expected an integer >= 1, got 0"),
@@ -48,6 +46,7 @@ def test_demo_bad_input_is_one_line(args, message):
     assert result.returncode == 2 and not result.stdout
     lines = result.stderr.strip().splitlines()
     assert message in lines[-1] and "Traceback" not in result.stderr
+    assert lines[-1].startswith("klondike demo: error:")
     assert message.startswith("argument") or len(lines) == 1
 
 

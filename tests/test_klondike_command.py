@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import klondike
 
 from klondike_app.cli import COMMANDS
 
+ROOT = Path(__file__).resolve().parents[1]
 HISTORY = re.compile(r"session[ _-]?\d|\bpreviously\b|\bas before\b", re.IGNORECASE)
 
 
@@ -35,3 +38,27 @@ def test_an_unknown_subcommand_is_one_line_naming_the_choices(capsys):
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert error.startswith("klondike: error: argument COMMAND: invalid choice: 'nope'") and "train" in error
 
+
+
+def _tracked_python_files() -> list[Path]:
+    listed = subprocess.run(["git", "ls-files", "-z", "*.py"], cwd=ROOT, capture_output=True, timeout=60)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    return [ROOT / name for name in listed.stdout.decode().split("\0") if name]
+
+
+def test_no_file_patches_sys_path():
+    """Imports resolve through the installed package, never through a path a file adds itself."""
+    patching = re.compile(r"sys\.path\s*(\.\s*(insert|append|extend)\b|\[[^\]]*\]\s*=|\s*[+]?=)")
+    hits = [f"{path.relative_to(ROOT)}:{number}" for path in _tracked_python_files()
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if patching.search(line) and path.name != "test_klondike_command.py"]
+    assert hits == []
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "scripts").glob("*.py")), ids=lambda path: path.name)
+def test_each_script_only_forwards_to_a_subcommand(script):
+    text = script.read_text(encoding="utf-8")
+    forwarded = re.search(r'main\(\["([a-z-]+)", \*sys\.argv\[1:\]\]\)', text)
+    assert forwarded and forwarded.group(1) in COMMANDS
+    assert len(text.splitlines()) <= 10

@@ -1,4 +1,5 @@
-"""The README's main command, end to end on a tiny config: train, evaluate three agents, compare."""
+"""The README's main command (klondike quickstart), end to end on a tiny config: train, evaluate
+three agents, compare."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import klondike
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,12 +36,7 @@ def test_quickstart_trains_evaluates_and_compares(tmp_path, monkeypatch, capsys)
 
 
 def quickstart_main():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        from quickstart import main
-    finally:
-        sys.path.pop(0)
-    return main
+    return lambda argv: klondike("quickstart", *argv)
 
 
 def test_quickstart_bad_config_is_one_line(tmp_path, capsys):
@@ -48,7 +45,7 @@ def test_quickstart_bad_config_is_one_line(tmp_path, capsys):
     bad.write_text("name: x\ntrain: {total_timestep: 10}\n")
     assert main(["--config", str(bad), "--runs-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("quickstart.py: error:") and "total_timestep" in err and "\n" not in err
+    assert err.startswith("klondike quickstart: error:") and "total_timestep" in err and "\n" not in err
 
 
 @pytest.mark.parametrize("args, message", [
@@ -63,7 +60,7 @@ def test_quickstart_checks_its_input_before_training(args, message, tmp_path, ca
     argv = ["--config", str(ROOT / "configs/tiny.yaml"), "--runs-dir", str(runs)]
     assert quickstart_main()(argv + [arg.replace("FILE", str(blocker)) for arg in args]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("quickstart.py: error:") and message in err and "\n" not in err
+    assert err.startswith("klondike quickstart: error:") and message in err and "\n" not in err
     assert not runs.exists()  # no run folder: nothing was trained
 
 
@@ -78,13 +75,14 @@ def test_quickstart_refuses_zero_workers_before_training(tmp_path, capsys):
 def test_quickstart_shows_a_progress_bar_and_the_tables_only_with_verbose(flags, tables, tmp_path, monkeypatch, capsys):
     import agents.training.config as config_module
 
-    main = quickstart_main()
+    import agents.training.run as run_module
+
     asked = {}
 
     def fake_train(config, **options):
         asked.update(options)
         raise config_module.ConfigError("stopped by the test")
 
-    monkeypatch.setitem(main.__globals__, "train", fake_train)
-    assert main(["--config", str(ROOT / "configs/tiny.yaml"), "--runs-dir", str(tmp_path), *flags]) == 2
+    monkeypatch.setattr(run_module, "train", fake_train)
+    assert klondike("quickstart", *["--config", str(ROOT / "configs/tiny.yaml"), "--runs-dir", str(tmp_path), *flags]) == 2
     assert asked["tables"] is tables and asked["progress_bar"] is not tables

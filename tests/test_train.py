@@ -5,6 +5,7 @@ Each tiny run takes a few seconds: 256 env steps, 8 envs, a 32-unit network.
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import klondike, klondike_command
 
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("tensorboard")
@@ -572,7 +574,7 @@ def test_batched_policy_evaluation_writes_harness_files(tiny_run, tmp_path):
 
 
 def test_validation_plays_the_harness_protocol(tiny_run, tmp_path):
-    """In-run validation scores a model as scripts/evaluate_policy.py does (no training cuts)."""
+    """In-run validation scores a model as klondike evaluate-policy does (no training cuts)."""
     from sb3_contrib import MaskablePPO
 
     from agents.training.config import load_config
@@ -589,10 +591,20 @@ def test_validation_plays_the_harness_protocol(tiny_run, tmp_path):
     assert ours["mean_moves"] > 20  # played past the config's own cuts
 
 
-def test_evaluate_policy_script_rejects_a_missing_model(tmp_path):
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_policy.py"), str(tmp_path / "no.zip")],
+def test_evaluate_policy_command_rejects_a_missing_model(tmp_path):
+    result = subprocess.run(klondike_command("evaluate-policy", tmp_path / "no.zip"),
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2 and "not found" in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"klondike evaluate-policy: error: model file {tmp_path / 'no.zip'} not found"
+
+
+def test_evaluate_policy_command_scores_a_model_batched(tiny_run, tmp_path, capsys):
+    assert klondike("evaluate-policy", tiny_run / "model.zip", "--seeds", "1-3", "--max-moves", "40",
+                    "--out", tmp_path) == 0
+    summary_path = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    summary = json.loads(summary_path.read_text())
+    assert summary["games"] == 3 and summary["agent"].startswith("policy-batched:")
+    assert summary["command"].startswith("klondike evaluate-policy ")
 
 
 def test_plot_and_summary_from_tensorboard_events(tiny_run, tmp_path):

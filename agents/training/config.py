@@ -101,7 +101,7 @@ TRAIN_DEFAULTS: dict[str, Any] = {
 INIT_MODEL_PARTS = ("all", "actor")
 
 PRETRAIN_DEFAULTS: dict[str, Any] = {
-    # results CSVs of scripts/evaluate.py whose games the policy imitates before PPO starts
+    # results CSVs of klondike evaluate whose games the policy imitates before PPO starts
     # (empty: no pretraining); paths relative to the working directory
     "demonstrations": [],
     "epochs": 10,
@@ -114,7 +114,7 @@ PRETRAIN_DEFAULTS: dict[str, Any] = {
     # validation): imitation accuracy tells clones that play 13% and 16% apart poorly
     "select": "holdout",
     # fit only the recorded games that were won: self-imitation, cloning the policy's own wins
-    # (scripts/evaluate_policy.py with sampled actions writes such games, see docs/training.md)
+    # (klondike evaluate-policy with sampled actions writes such games, see docs/training.md)
     "won_only": False,
 }
 

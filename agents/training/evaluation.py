@@ -4,7 +4,7 @@ All games are played side by side so each decision is one batched forward pass. 
 summaries are the harness's own (:class:`agents.results.GameRecord`,
 :func:`agents.evaluation.summarize`); :func:`evaluate_policy_file` writes through its driver
 (:func:`agents.evaluation.run_evaluation`). Used by the periodic validation and the final
-evaluation of a training run, and by ``scripts/evaluate_policy.py``.
+evaluation of a training run, and by ``klondike evaluate-policy``.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
                          overwrite: bool = False):
     """Score a saved model on a seed set, all deals batched; writes the harness's CSV + JSON.
 
-    The same protocol as ``scripts/evaluate.py --agent policy:...`` (one try per deal,
+    The same protocol as ``klondike evaluate --agent policy:...`` (one try per deal,
     a game stops when won, dead or after ``max_moves`` actions; the rules and observation
     come from the run's ``config.yaml``), but every decision of every game is one
     batched forward pass, so the 1000 test deals take a minute instead of an hour on a

@@ -5,8 +5,8 @@ signal is rare and the policy first has to discover what a sensible move is. Clo
 stronger player first (the ``determinized`` search agent, which sees only what a player
 knows) gives PPO a starting policy that already wins some games.
 
-Demonstrations are results CSVs of ``scripts/evaluate.py`` (one row per game, with its
-actions), or DAgger files of ``scripts/dagger.py`` (:mod:`agents.training.dagger`: a learner's
+Demonstrations are results CSVs of ``klondike evaluate`` (one row per game, with its
+actions), or DAgger files of ``klondike dagger`` (:mod:`agents.training.dagger`: a learner's
 games with the teacher's move at each position, which is fit instead of the move played). Each game is replayed in :class:`~klondike_env.env.KlondikeEnv` with the run's own
 env settings, so the policy is fit on exactly the observations, masks and rewards it meets in
 training. The loss is the cross-entropy of the policy's masked action distribution against the
@@ -85,7 +85,7 @@ def expand_paths(patterns: list[str]) -> list[str]:
             paths.append(pattern)
         else:
             raise DemonstrationError(f"pretrain.demonstrations: no results CSV at {pattern}: write one with "
-                                     "scripts/evaluate.py or scripts/dagger.py")
+                                     "klondike evaluate or klondike dagger")
     return paths
 
 

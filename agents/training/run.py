@@ -176,8 +176,8 @@ def _validation_score(model, config: dict[str, Any]):
 
 def _eval_env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
     """The env of validation and the final evaluation: the run's rules and observation under the
-    harness's protocol (agents.evaluation), so their win rates are those scripts/evaluate.py and
-    scripts/evaluate_policy.py report: a game ends only when won, dead or after 1000 actions. The
+    harness's protocol (agents.evaluation), so their win rates are those klondike evaluate and
+    klondike evaluate-policy report: a game ends only when won, dead or after 1000 actions. The
     training cuts (no_progress_steps, a shorter max_episode_steps) would end some games that go
     on to win (the committed policy: 162/1000 val deals with no_progress_steps=100, 177 without),
     and the training deal list does not apply (each deal is played once)."""

@@ -10,18 +10,23 @@ diamonds<->hearts; a quarter of the rows as they are), its target the canonical 
 mapped over, so the network learns to play every view as it plays the canonical one, minus the
 labelled blunders. Saves OUT_e<epoch>.zip after every epoch.
 """
-import os
+import importlib.util
 import sys
+from pathlib import Path
 
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "2026-12-02-paired-comparison-and-value-network"))
-from fit_value import SUIT_SWAPS, symmetry_index  # noqa: E402  (the "information" part's index map)
+from klondike_env import core
+from klondike_env.observation import ACTION_FEATURES, observation_divisors, observation_size
 
-from klondike_env import core  # noqa: E402
-from klondike_env.observation import ACTION_FEATURES, observation_divisors, observation_size  # noqa: E402
+# the "information" part's index map, from the script beside the value-network record (loaded by its path)
+_FIT_VALUE = Path(__file__).resolve().parent.parent / "2026-12-02-paired-comparison-and-value-network" / "fit_value.py"
+_spec = importlib.util.spec_from_file_location("fit_value", _FIT_VALUE)
+fit_value = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fit_value)
+SUIT_SWAPS, symmetry_index = fit_value.SUIT_SWAPS, fit_value.symmetry_index
 
 MODE = "information+actions"
 BASE = observation_size("information")
