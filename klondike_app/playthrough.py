@@ -11,6 +11,8 @@ them after an intended change.
     klondike playthrough --regenerate tests/playthroughs/*.txt   # then review git diff
 
 ``tests/test_playthrough.py`` replays every file in ``tests/playthroughs/`` and requires the same text.
+A playthrough is of a numbered deal, never of an explicit deck: the file records the deal number,
+which replays the same deck on every machine (docs/contract.md), so there is no --deck here.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ def parse_option(text: str) -> tuple[str, object]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deal", type=int, help="the deal number to play")
+    parser.add_argument("--deal", type=int, help="the deal number to play (a number, not a deck: the file records "
+                                                     "the deal number, and the replay deals it again)")
     parser.add_argument("--play", choices=("solver", "random"), default="solver",
                         help="the solver's winning line, or seeded random legal actions")
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="random play: the generator's seed")

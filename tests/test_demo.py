@@ -54,3 +54,13 @@ def test_demo_hands_the_oracle_the_true_game_as_the_harness_does():
     result = run_demo("--deal", "3", "--agent", "oracle:nodes=100000", "--every", "1000")
     assert result.returncode == 0, result.stderr
     assert "Final board (won after" in result.stdout
+
+
+def test_demo_plays_a_deck_as_the_deal_it_comes_from():
+    from klondike_env import deal_deck, deck_string
+
+    by_deal = run_demo("--deal", "6", "--max-moves", "30", "--every", "1000")
+    by_deck = run_demo("--deck", deck_string(deal_deck(6)), "--max-moves", "30", "--every", "1000")
+    assert by_deck.returncode == 0, by_deck.stderr
+    assert by_deck.stdout.startswith("the given deck, draw 3, agent greedy")
+    assert by_deck.stdout.splitlines()[1:] == by_deal.stdout.splitlines()[1:]

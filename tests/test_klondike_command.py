@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 from pathlib import Path
@@ -62,3 +63,18 @@ def test_each_script_only_forwards_to_a_subcommand(script):
     forwarded = re.search(r'main\(\["([a-z-]+)", \*sys\.argv\[1:\]\]\)', text)
     assert forwarded and forwarded.group(1) in COMMANDS
     assert len(text.splitlines()) <= 10
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_subcommand_that_takes_a_deal_takes_a_deck(command):
+    """docs/contract.md: wherever a deal number is accepted, a deck may replace it (golden
+    playthroughs record a deal number only, and say so in their help)."""
+    from klondike_app.cli import build_parser
+
+    parser = build_parser(only=command)
+    sub = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    options = {flag for action in sub.choices[command]._actions for flag in action.option_strings}
+    if command == "playthrough":
+        assert "--deck" not in options and "no --deck here" in sub.choices[command].description
+    elif "--deal" in options:
+        assert "--deck" in options
