@@ -208,6 +208,31 @@ def test_a_restarted_server_brings_the_game_back(page, tmp_path):
         assert ([column(page, i) for i in range(7)], waste_top(page), page.text_content("#deal-number")) == before
 
 
+def test_a_scored_session_shows_game_k_of_n_and_hides_the_deal(page, tmp_path):
+    from klondike_app.web.scored import ScoredPlan
+
+    plan = ScoredPlan("ada", "two deals", (38, 7), out_dir=tmp_path / "results")
+    with running_server(create_app(tmp_path / "play.sqlite3", scored=plan)) as url:
+        page.goto(url)
+        page.wait_for_selector("#col6 .card")
+        session = page.locator("#session")
+        sync_api.expect(session).to_contain_text("game 1 of 2")
+        assert "undo allowed and counted" in session.text_content() and "no hints" in session.text_content()
+        assert page.text_content("#deal-number") == "hidden until the game is over"
+        assert page.is_hidden("#btn-new") and page.is_hidden("#btn-replay") and page.is_disabled("#btn-hint")
+        page.keyboard.press("n")  # no new deal: a message, the same game
+        sync_api.expect(page.locator("#message")).to_contain_text("One try per deal")
+        page.click("#btn-resign")  # asks first: a deal given up has no second try
+        page.click("#resign-confirm")
+        page.wait_for_selector("#dlg-over[open]")
+        assert page.text_content("#over-title") == "Game 1 of 2: given up"
+        assert page.text_content("#over-deal") == "38" and page.text_content("#over-result") == "given up"
+        sync_api.expect(session).to_contain_text("game 2 of 2")
+        page.click("#over-next")
+        sync_api.expect(page.locator("#deal-number")).to_have_text("hidden until the game is over")
+        wait_moves(page, 0)
+
+
 def test_dead_position_dialog(page, server):
     open_game(page, server, deck=stuck_deck())
     page.evaluate("document.activeElement.blur()")

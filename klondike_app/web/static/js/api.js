@@ -30,5 +30,8 @@ export const api = {
   undo: (id) => call("POST", `/api/games/${id}/undo`),
   hint: (id, strong) => call("GET", `/api/games/${id}/hint${strong ? "?strength=strong" : ""}`),
   finish: (id) => call("POST", `/api/games/${id}/finish`),
+  resign: (id) => call("POST", `/api/games/${id}/resign`),
   stats: () => call("GET", "/api/stats"),
+  session: () => call("GET", "/api/session"),
+  sessionGame: () => call("POST", "/api/session/game"),
 };

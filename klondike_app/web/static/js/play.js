@@ -6,13 +6,15 @@ import { cardLabel } from "./cards.js";
 import { anyDialogOpen, closeDialogs, fillStatistics, formatTime, openDialog, rulesText, wireDialogs } from "./dialogs.js";
 import { wirePointer } from "./pointer.js";
 import { wireKeys } from "./keys.js";
+import { isScored, showGameOver, showSession } from "./scored.js";
 import { cardAt, drawTable } from "./table.js";
 
 const STORAGE_KEY = "klondike.game";
 const IDLE_CAP_MS = 120000;   // the server counts at most this much of a pause
 const FINISH_PACE_MS = 180;
 
-const state = { view: null, viewAt: 0, selected: null, hint: null, finishing: false, deadShown: false };
+const state = { view: null, viewAt: 0, selected: null, hint: null, finishing: false, deadShown: false, session: null };
+const ONE_TRY = "One try per deal: this server scores you on a seed set, so there is no new deal or replay.";
 let queue = Promise.resolve();
 
 // Requests run one after another, in the order the player made them.
@@ -33,10 +35,12 @@ function show(view) {
   state.viewAt = Date.now();
   state.selected = null;
   state.hint = null;
-  localStorage.setItem(STORAGE_KEY, view.id);
+  if (!state.session) localStorage.setItem(STORAGE_KEY, view.id);
   drawTable(view);
   updateBars(view);
-  if (view.won) {
+  if (state.session && view.status !== "playing") {
+    refreshSession().then(() => showGameOver(view, state.session));
+  } else if (view.won) {
     fillResults(view);
     openDialog("dlg-won");
   } else if (view.dead && !state.deadShown) {
@@ -47,13 +51,14 @@ function show(view) {
 }
 
 function updateBars(view) {
-  document.getElementById("deal-number").textContent = view.deal ?? "custom deck";
+  document.getElementById("deal-number").textContent = view.deal ?? (view.protocol ? "hidden until the game is over" : "custom deck");
   document.getElementById("status-pass").textContent =
     `Pass ${view.passes}${view.rules.max_passes === null ? "" : ` of ${view.rules.max_passes}`}`;
   document.getElementById("status-moves").textContent = `Moves ${view.moves}`;
   document.getElementById("status-rules").textContent = rulesText(view.rules);
   document.getElementById("btn-undo").disabled = !view.can_undo;
-  document.getElementById("btn-hint").disabled = view.status !== "playing";
+  document.getElementById("btn-hint").disabled = view.status !== "playing" || Boolean(view.protocol && !view.protocol.hints);
+  document.getElementById("btn-resign").disabled = view.status !== "playing";
   const finish = document.getElementById("btn-finish");
   finish.disabled = !view.auto_finish && !state.finishing;
   finish.classList.toggle("ready", view.auto_finish);
@@ -211,12 +216,36 @@ function playHint() {
 function undo() { return serial(async () => answer(await api.undo(state.view.id))); }
 
 function newDeal(body) {
+  if (state.session) return message(ONE_TRY, true);
   stopFinish();
   closeDialogs();
   return serial(async () => answer(await api.create(body ?? { ...state.view.rules })));
 }
 
 function replay() { return newDeal({ replay: state.view.id }); }
+
+function resign() {
+  stopFinish();
+  return serial(async () => answer(await api.resign(state.view.id)));
+}
+
+// --- a scored session -------------------------------------------------------------------------------
+async function refreshSession() {
+  const result = await api.session();
+  if (result.ok && isScored(result.data)) {
+    state.session = result.data;
+    showSession(result.data);
+  }
+}
+
+function nextScoredGame() {
+  return serial(async () => {
+    await refreshSession();
+    const result = await api.sessionGame();
+    if (result.ok) return show(result.data);
+    message(result.data.error, true);
+  });
+}
 
 function stopFinish() {
   state.finishing = false;
@@ -282,6 +311,8 @@ async function copyDeal() {
 
 // --- start ----------------------------------------------------------------------------------------
 async function start() {
+  await refreshSession();
+  if (state.session) return nextScoredGame();
   const fromUrl = new URLSearchParams(location.search).get("game");
   const id = fromUrl || localStorage.getItem(STORAGE_KEY);
   const found = id ? await api.show(id) : { ok: false };
@@ -299,7 +330,8 @@ const controls = {
 };
 
 wireDialogs({
-  new: () => newDeal(), replay, undo, look: () => message("The final board: undo, replay or deal again when ready."),
+  new: () => newDeal(), replay, undo, resign, next: nextScoredGame,
+  look: () => message(state.session ? "The final board." : "The final board: undo, replay or deal again when ready."),
   close: () => {},
 });
 wirePointer(controls);
@@ -309,6 +341,7 @@ document.getElementById("btn-replay").addEventListener("click", replay);
 document.getElementById("btn-undo").addEventListener("click", undo);
 document.getElementById("btn-hint").addEventListener("click", () => hint());
 document.getElementById("btn-finish").addEventListener("click", toggleFinish);
+document.getElementById("btn-resign").addEventListener("click", () => openDialog("dlg-resign"));
 document.getElementById("btn-stats").addEventListener("click", showStatistics);
 document.getElementById("deal-number").addEventListener("click", copyDeal);
 document.getElementById("new-form").addEventListener("submit", dealFromDialog);
