@@ -126,6 +126,15 @@ def action_win_counts(game: Game, worlds: int, node_limit: int, seed: int = 0) -
     return counts
 
 
+def world_share(game: Game, action: int, worlds: int, node_limit: int, seed: int = 0) -> tuple[int, int]:
+    """``(worlds won, worlds decided)`` after ``action`` among ``worlds`` worlds sampled from the
+    player's view of ``game``: how winnable the move looked to the player."""
+    view = PlayerView(game)
+    rng = np.random.default_rng(seed)
+    results = [_status_after(view.sample_world(rng), action, node_limit) for _ in range(worlds)]
+    return sum(result is True for result in results), sum(result is not None for result in results)
+
+
 def label_moves(deal: int, actions: list[int], rules: Rules, *, worlds: int, node_limit: int,
                 seed: int = 0, observation_mode: str | None = None) -> list[tuple]:
     """Score every legal move along a recorded game by whether the deal stays winnable after it.

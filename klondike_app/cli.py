@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("bench", "speed and strength benchmarks: core, env, solver"),
     "benchmark-table": ("benchmark_table", "rewrite the results tables of BENCHMARK.md and README.md from the committed summaries"),
     "play": ("web.play_command", "play Klondike in the browser (a web server on this machine)"),
+    "watch": ("web.watch_command", "replay recorded games in the browser: step through them, see the losing move"),
 }
 
 

@@ -80,3 +80,22 @@ def create_app(db_path: str | Path, rules: Rules | None = None, clock=time.time,
     app.state.rounds = rounds
     app.state.scored = scored_set
     return app
+
+
+def create_watch_app(files, analyses) -> Starlette:
+    """The viewer of ``klondike watch`` over loaded results files (:mod:`klondike_app.web.watch_api`);
+    ``analyses``: the solver analyses' runner and store, closed with the app."""
+    from klondike_app.web import watch_api
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        analyses.close()
+
+    routes = [
+        page_route("/", "watch.html"),
+        *watch_api.routes(files, analyses),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    handlers = {api.ApiError: api.error_answer, HTTPException: http_error}
+    return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
