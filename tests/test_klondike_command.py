@@ -68,13 +68,14 @@ def test_each_script_only_forwards_to_a_subcommand(script):
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_every_subcommand_that_takes_a_deal_takes_a_deck(command):
     """docs/contract.md: wherever a deal number is accepted, a deck may replace it (golden
-    playthroughs record a deal number only, and say so in their help)."""
+    playthroughs record a deal number only, and the viewer's --deal picks a recorded game; both
+    say so in their help)."""
     from klondike_app.cli import build_parser
 
     parser = build_parser(only=command)
     sub = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
     options = {flag for action in sub.choices[command]._actions for flag in action.option_strings}
-    if command == "playthrough":
+    if command in ("playthrough", "watch"):
         assert "--deck" not in options and "no --deck here" in sub.choices[command].description
     elif "--deal" in options:
         assert "--deck" in options

@@ -6,7 +6,8 @@
     klondike watch RESULTS.csv --deal 5 --export game.gif   # or .mp4: one frame per position
 
 RESULTS.csv is a per-deal CSV of ``klondike evaluate`` (its actions column holds each game);
-the JSON summary beside it gives the agent's name and the rules. The page lists the deals,
+the JSON summary beside it gives the agent's name and the rules. --deal picks one of the file's
+games (no --deck here: a recorded game is dealt from its deal number). The page lists the deals,
 replays the chosen one (step, jump, play at a speed; the move about to be played is marked),
 reveals the hidden cards on request, and marks the losing move of a lost game: the first move
 after which the solver no longer wins the true deal (computed on request, kept in --db).
