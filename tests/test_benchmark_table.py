@@ -55,3 +55,23 @@ def test_a_summary_without_its_games_is_refused(tmp_path):
     next((root / bt.RESULTS_DIR).glob("*.csv")).unlink()
     with pytest.raises(bt.TableError, match="no per-deal CSV"):
         bt.render(root)
+
+
+def test_a_persons_row_is_labelled_with_its_protocol_and_playing_time(tmp_path):
+    root = _copy_repo_part(tmp_path)
+    results = root / bt.RESULTS_DIR
+    summary = json.loads((results / "greedy_test_draw3.json").read_text())
+    summary.update(agent="human:ada", agent_spec="human:ada", seconds_per_game=95.2, cpu_seconds_per_game=0.0,
+                   protocol_text="one try per deal; undo allowed and counted; no hints; auto finish on",
+                   command="klondike play --seeds test --player ada --no-open --db p.sqlite3 --out docs/results")
+    (results / "human-ada_test_draw3.json").write_text(json.dumps(summary))
+    shutil.copy(results / "greedy_test_draw3.csv", results / "human-ada_test_draw3.csv")
+    rendered = {path.name: text for path, text in bt.render(root).items()}
+    rows = [line for line in rendered["BENCHMARK.md"].splitlines() if line.startswith("| `")]
+    human = next(index for index, row in enumerate(rows) if row.startswith("| `human:ada`"))
+    assert rows[human + 1].startswith("| `oracle`")  # people before the upper bound
+    assert "**a person**: one try per deal; undo allowed and counted; no hints" in rows[human]
+    assert "| 95 s of play (a person) |" in rows[human]
+    assert rows[human].endswith("| `klondike play --seeds test --player ada` |")
+    readme = next(line for line in rendered["README.md"].splitlines() if line.startswith("| `human:ada`"))
+    assert readme.endswith("| - (a person) |")
