@@ -1,6 +1,6 @@
 """What the browser may see of a game: the table as plain JSON values, hidden cards as ``null``.
 
-Everything here is computed from what the player knows (SPEC.md "Information"): face-up
+Everything here is computed from what the player knows (docs/contract.md, "Information"): face-up
 cards, face-down counts, the waste, the foundations, the stock's order only once a recycle
 has shown it. Two games that differ only in where their hidden cards lie give equal values,
 and so byte-identical responses (``tests/test_web_api.py`` checks it by permuting them).
@@ -138,7 +138,7 @@ def _playable(state, rules_array, card: int) -> bool:
 
 
 def dead_as_seen(game: Game) -> bool:
-    """Dead (SPEC.md) in every deck that agrees with what the player has seen.
+    """Dead (docs/contract.md, "Rules") in every deck that agrees with what the player has seen.
 
     The engine's :meth:`Game.is_dead` looks at the coming waste tops, which during the first
     pass are unseen stock cards: announcing it then would tell the player something about
