@@ -704,3 +704,10 @@ def test_committed_models_play_through_the_policy_agent(model):
 
     agent = make_agent(f"policy:path={model},no_repeat=true")
     assert play_game(agent, 1001, Rules(), seed=0, max_moves=200).moves > 0
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "docs" / "experiments" / "configs").glob("*.yaml")), ids=lambda p: p.name)
+def test_the_experiment_configs_still_load(path):
+    """The experiment records' configs (and the options they use) stay valid, so their runs can
+    be repeated on this code."""
+    assert load_config(path)["name"]
