@@ -16,10 +16,11 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 from klondike_app.web.app import create_watch_app  # noqa: E402
 from klondike_app.web.replays import load_results  # noqa: E402
-from klondike_app.web.screenshot import CHROMIUM, launch_chromium  # noqa: E402
+from klondike_app.web.screenshot import CHROMIUM  # noqa: E402
 from klondike_app.web.serve import running_server  # noqa: E402
 from klondike_app.web.watch_analysis import Analyses  # noqa: E402
 from klondike_env import card_str  # noqa: E402
+from web_support import browser, checked_page  # noqa: E402,F401 (browser: a fixture)
 from test_watch_api import GREEDY, LOSING_MOVE, LOST_DEAL, NODES, RANDOM  # noqa: E402
 
 if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
@@ -40,24 +41,10 @@ def server(greedy):
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1200, "height": 800})
-    page = context.new_page()
-    problems = []
-    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    yield page
-    context.close()
-    assert problems == [], f"errors in the browser console: {problems}"
+    with checked_page(browser, 1200, 800) as page:
+        yield page
 
 
 def shown_columns(page, board: int = 0) -> list[list]:

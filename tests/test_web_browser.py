@@ -14,10 +14,10 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 from conftest import build_deck  # noqa: E402
 from klondike_app.web.app import create_app  # noqa: E402
-from klondike_app.web.screenshot import CHROMIUM, launch_chromium  # noqa: E402
+from klondike_app.web.screenshot import CHROMIUM  # noqa: E402
 from klondike_app.web.serve import free_port, post_json, running_server  # noqa: E402
 from klondike_env import card_str  # noqa: E402
-from web_support import nearly_won_deck, stuck_deck  # noqa: E402
+from web_support import browser, checked_page, nearly_won_deck, stuck_deck  # noqa: E402,F401 (browser: a fixture)
 
 if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
     # CI installs Debian's chromium (.ci/run), so this skip is for machines without it
@@ -33,24 +33,10 @@ def server(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1000, "height": 760})
-    page = context.new_page()
-    problems = []
-    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    yield page
-    context.close()
-    assert problems == [], f"errors in the browser console: {problems}"
+    with checked_page(browser, 1000, 760) as page:
+        yield page
 
 
 def open_game(page, server, **body) -> dict:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
+import pytest
+
 from conftest import build_deck
 from klondike_env import card_str
 
@@ -45,3 +49,30 @@ def nearly_won_deck() -> str:
     stock = [rank + suit for rank in "89TJQK" for suit in SUITS]
     return " ".join(card_str(card) for card in build_deck(columns, stock))
 
+
+
+# --- browser tests ------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright, one per test module."""
+    from playwright.sync_api import sync_playwright
+
+    from klondike_app.web.screenshot import launch_chromium
+
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+@contextmanager
+def checked_page(browser, width: int, height: int):
+    """A page in a fresh context; on leaving, its browser console must have shown no error."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    problems = []
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    yield page
+    context.close()
+    assert problems == [], f"errors in the browser console: {problems}"

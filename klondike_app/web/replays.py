@@ -11,12 +11,12 @@ cards are ``null``. Only with ``reveal`` does an answer carry them, under ``"rev
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from agents.base import PlayerView
-from agents.results import read_records, stored_identity
+from agents.evaluation import summarize_results
+from agents.results import read_records
 from klondike_app.web.table import move_json, rules_json, table_json
 from klondike_env.cards import card_str
 from klondike_env.game import Game
@@ -63,28 +63,18 @@ class ResultsFile:
 
 def load_results(path: str | Path) -> ResultsFile:
     """The games of a results CSV; a one-line ``ValueError`` naming the file for anything
-    unreadable, a deal listed twice, or a game that does not replay under the file's rules."""
+    unreadable or a deal listed twice. The agent and the rules are those of the summary
+    :func:`agents.evaluation.summarize_results` reads beside it."""
     path = Path(path)
-    records = read_records(path)
-    summary_path = path.with_suffix(".json")
-    summary: dict = {}
-    if summary_path.is_file():
-        try:
-            summary = json.loads(summary_path.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ValueError(f"{summary_path} is not a results summary (the JSON beside {path.name})") from None
-    identity = stored_identity(summary) if summary else {}
+    _, summary = summarize_results(path, write=False)
     try:
-        rules = Rules(**identity["rules"]) if identity.get("rules") else Rules()
+        rules = Rules(**summary["rules"])
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{summary_path}: bad rules {identity.get('rules')!r}: {error}") from None
-    replays: dict[int, Replay] = {}
-    for record in records:
-        if record.deal in replays:
-            raise ValueError(f"{path} lists deal {record.deal} twice: it is not one run's results")
-        replays[record.deal] = Replay(record.deal, Game.new(record.deal, rules).deck, rules, record.actions,
-                                      record.won, record.foundation_cards, record.ending)
-    return ResultsFile(path, summary.get("agent") or path.stem, rules, replays)
+        raise ValueError(f"{path.with_suffix('.json')}: bad rules {summary['rules']!r}: {error}") from None
+    replays = {record.deal: Replay(record.deal, Game.new(record.deal, rules).deck, rules, record.actions, record.won,
+                                   record.foundation_cards, record.ending)
+               for record in read_records(path)}
+    return ResultsFile(path, summary["agent"], rules, replays)
 
 
 def check_replay(replay: Replay, where: str) -> None:

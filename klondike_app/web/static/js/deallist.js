@@ -105,9 +105,12 @@ export const deallist = {
     $("find-deal").addEventListener("input", render);
     render();
   },
+  // The deal to open when none is asked for: the first lost on a winnable deal (the reason to
+  // watch), else the first listed.
   first() {
     const entries = visible();
-    return entries.length ? entries[0].deal : null;
+    const lost = entries.find((entry) => keep(entry, "winnable-lost"));
+    return lost ? lost.deal : entries.length ? entries[0].deal : null;
   },
   select(deal) {
     list.selected = deal;

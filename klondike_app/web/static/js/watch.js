@@ -145,8 +145,9 @@ function drawWorlds(answer) {
     context.fillRect(index * width, canvas.height - height, Math.max(width - 1, 1), height);
   });
   const total = (answer.shares || []).length;
+  const whose = state.files.length > 1 ? `${state.files[0].agent}'s ` : "";
   $("worlds-text").textContent = answer.state === "failed" ? `Worlds: ${answer.error}`
-    : `Worlds (bars: share of ${answer.worlds} worlds sampled from the player's view still winnable after each move): ${done} of ${total} moves${answer.state === "done" ? "" : "…"}`;
+    : `Worlds (bars, ${whose}moves: share of ${answer.worlds} worlds sampled from the player's view still winnable after each move): ${done} of ${total} moves${answer.state === "done" ? "" : "…"}`;
 }
 
 async function loadWorlds(deal, start) {
