@@ -18,18 +18,7 @@ with warnings.catch_warnings():  # Starlette's test client would rather have htt
 from klondike_app.web.app import create_app  # noqa: E402
 from klondike_app.web.table import dead_as_seen  # noqa: E402
 from klondike_env import Game, Rules, card_str, core  # noqa: E402
-from web_support import nearly_won_deck, stuck_deck  # noqa: E402
-
-
-class FakeClock:
-    """Seconds that advance by one at every reading: the same in every run."""
-
-    def __init__(self):
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
+from web_support import FakeClock, nearly_won_deck, stuck_deck  # noqa: E402
 
 
 @pytest.fixture

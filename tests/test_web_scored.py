@@ -22,18 +22,10 @@ from klondike_app.web.app import create_app  # noqa: E402
 from klondike_app.web.protocol import Protocol  # noqa: E402
 from klondike_app.web.scored import ScoredPlan  # noqa: E402
 from klondike_env import Game, Rules  # noqa: E402
+from web_support import FakeClock  # noqa: E402
 
 # greedy wins deal 6 (113 moves), resigns deal 7 and reaches a dead position on deal 38 (22 moves)
 DEALS = (6, 7, 38)
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 @pytest.fixture

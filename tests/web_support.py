@@ -1,4 +1,4 @@
-"""Helpers of the web tests: decks built for a purpose."""
+"""Helpers of the web tests: decks built for a purpose, a clock that ticks by rule."""
 
 from __future__ import annotations
 
@@ -76,3 +76,14 @@ def checked_page(browser, width: int, height: int):
     yield page
     context.close()
     assert problems == [], f"errors in the browser console: {problems}"
+
+
+class FakeClock:
+    """Seconds that advance by one at every reading: the same in every run."""
+
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
