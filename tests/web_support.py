@@ -1,4 +1,4 @@
-"""Helpers of the web tests: decks built for a purpose, a clock that ticks by rule."""
+"""Helpers of the web tests: decks built for a purpose, the browser fixtures, a clock that ticks by rule."""
 
 from __future__ import annotations
 
