@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import os
 import re
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import RESIGN, Agent, DealInfo, choose_action
+from agents.jobs import Backend, JobStats, run_jobs
 from agents.registry import make_agent
 from agents.results import (
     CSV_COLUMNS, DEFAULT_MAX_MOVES, GameRecord, ResultsExistError, ResultsFiles, deals_text, finish_results,
@@ -145,50 +145,15 @@ def _play_in_worker(job: tuple[int, dict, int, int]) -> GameRecord:
     return play_game(_worker_agent, deal, Rules(**rules_options), seed, max_moves)
 
 
-def run_games(work, jobs: list, init, init_args: tuple, workers: int = 1, progress: bool = True,
-              desc: str = "", on_result=None) -> list:
-    """``work(job)`` for every job, each process set up first by ``init(*init_args)``; with
-    ``workers > 1`` in that many forked processes. Results come back in job order, under a
-    progress bar; ``on_result(result)`` is called in this process as each one arrives (in the
-    order they finish), so a caller can keep it before anything else can fail. ``init`` runs in
-    this process first either way, so a bad agent spec or a missing model file raises here
-    rather than inside the pool."""
-    from tqdm import tqdm
-
-    bar = dict(total=len(jobs), disable=not progress, desc=desc, unit="game", smoothing=0.05)
-    init(*init_args)
-    if workers <= 1:
-        arrived = ((index, work(job)) for index, job in enumerate(jobs))
-        pool = None
-    else:
-        pool = multiprocessing.get_context("fork").Pool(workers, init, init_args)
-        arrived = pool.imap_unordered(_indexed, [(work, index, job) for index, job in enumerate(jobs)], chunksize=1)
-    results: list = [None] * len(jobs)
-    try:
-        for index, result in tqdm(arrived, **bar):
-            results[index] = result
-            if on_result is not None:
-                on_result(result)
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-    return results
-
-
-def _indexed(task):
-    work, index, job = task
-    return index, work(job)
-
-
 def play_deals(agent_spec: str, deals: list[int], rules: Rules, seed: int = 0, workers: int = 1,
-               max_moves: int = DEFAULT_MAX_MOVES, progress: bool = True, on_record=None) -> list[GameRecord]:
-    """Play every deal; with ``workers > 1`` in that many processes. Records come back in deal
-    order; ``on_record(record)`` sees each as its game ends (see :func:`run_games`)."""
+               max_moves: int = DEFAULT_MAX_MOVES, progress: bool = True, on_record=None,
+               backend: Backend | None = None, stats: JobStats | None = None) -> list[GameRecord]:
+    """Play every deal on ``backend`` (default: ``workers`` local processes). Records come back
+    in deal order; ``on_record(record)`` sees each as its game ends (see :func:`agents.jobs.run_jobs`)."""
     rules_options = asdict(rules)
     jobs = [(deal, rules_options, deal_seed(seed, deal), max_moves) for deal in deals]
-    return run_games(_play_in_worker, jobs, _init_worker, (agent_spec, rules_options), workers, progress, agent_spec,
-                     on_record)
+    return run_jobs(_play_in_worker, jobs, _init_worker, (agent_spec, rules_options), backend or Backend(workers=workers),
+                    progress=progress, desc=agent_spec, unit="game", on_result=on_record, stats=stats)
 
 
 # --- statistics ---------------------------------------------------------------------
@@ -303,26 +268,26 @@ def read_games(path: str | os.PathLike) -> list[tuple[int, list[int]]]:
 
 
 def local_backend(agent_spec: str, rules: Rules, seed: int, max_moves: int, workers: int = 1,
-                  progress: bool = True):
-    """The harness's default backend: ``play(deals, on_record)`` plays the deals in ``workers``
-    local processes, each game seeded by :func:`deal_seed`, and hands each record to
-    ``on_record`` in this process as its game ends."""
+                  progress: bool = True, backend: Backend | None = None, stats: JobStats | None = None):
+    """The harness's agent backend: ``play(deals, on_record)`` plays the deals on ``backend``
+    (default: ``workers`` local processes), each game seeded by :func:`deal_seed`, and hands each
+    record to ``on_record`` in this process as its game ends."""
     def play(deals: list[int], on_record) -> None:
         play_deals(agent_spec, deals, rules, seed=seed, workers=workers, max_moves=max_moves, progress=progress,
-                   on_record=on_record)
+                   on_record=on_record, backend=backend, stats=stats)
 
     return play
 
 
 def run_evaluation(play, identity: dict, deals: list[int], rules: Rules, out_dir: str | os.PathLike, stem: str, *,
-                   overwrite: bool = False, header: dict | None = None) -> tuple[Path, dict]:
+                   overwrite: bool = False, header: dict | None = None, stats: JobStats | None = None) -> tuple[Path, dict]:
     """The harness's driver, for any backend: open (or resume) the run's files, have
     ``play(remaining_deals, on_record)`` play the deals not yet recorded -- each record is
     appended to the CSV as it arrives --, then summarise the CSV into the JSON.
 
     ``identity`` (:func:`agents.results.run_identity`) tells the same run (resumed) from
-    another (refused unless ``overwrite``); ``header`` is put at the top of the summary.
-    Returns ``(json_path, summary)``.
+    another (refused unless ``overwrite``); ``header`` is put at the top of the summary, and
+    ``stats`` (what the backend filled in while playing) under ``"jobs"``. Returns ``(json_path, summary)``.
     """
     prepare_output_dir(out_dir, "--out")  # before playing: a bad folder must not cost the games
     files = open_results(out_dir, stem, identity, deals, overwrite=overwrite, extra=header)
@@ -331,7 +296,8 @@ def run_evaluation(play, identity: dict, deals: list[int], rules: Rules, out_dir
     if remaining:
         play(remaining, files.append)
     return write_summary(files, deals, rules, header, wall_seconds=time.perf_counter() - start,
-                         resumed_games=len(deals) - len(remaining))
+                         resumed_games=len(deals) - len(remaining),
+                         **({"jobs": stats.as_dict()} if stats is not None and stats.jobs else {}))
 
 
 def write_summary(files: ResultsFiles, deals: list[int], rules: Rules, header: dict | None = None,
@@ -345,16 +311,18 @@ def write_summary(files: ResultsFiles, deals: list[int], rules: Rules, header: d
 
 def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: int = 0, workers: int = 1,
              max_moves: int = DEFAULT_MAX_MOVES, out_dir: str | os.PathLike = "results", progress: bool = True,
-             command: str | None = None, overwrite: bool = False) -> tuple[Path, dict]:
+             command: str | None = None, overwrite: bool = False, backend: Backend | None = None) -> tuple[Path, dict]:
     """Play ``agent_spec`` on the seed set and write the CSV and JSON; returns ``(json_path, summary)``.
+
+    ``backend`` (:class:`agents.jobs.Backend`) says where the games run (default: ``workers``
+    local processes); the rows do not depend on it.
 
     The files are named by :func:`agents.results.result_stem`; rerunning the same run into the
     same folder resumes it, another run with the same name is refused unless ``overwrite``.
     """
     rules = Rules() if rules is None else rules
     seeds_name, deals = load_seed_set(seeds)
-    if workers < 1:
-        raise ValueError(f"bad workers {workers!r}: use 1 or more processes")
+    backend = backend or Backend(workers=workers)
     agent = make_agent(agent_spec)
     header = {
         "agent": agent.label,
@@ -364,14 +332,16 @@ def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: i
         "seeds": seeds_name,
         "seed": seed,
         "max_moves": max_moves,
-        "workers": workers,
+        "workers": backend.workers,
+        "backend": backend.name,
         "command": command,
         "code_version": code_version(),  # before playing: the code that is about to run
     }
     identity = run_identity(agent.label, seeds_name, rules, seed, max_moves)
-    play = local_backend(agent_spec, rules, seed, max_moves, workers, progress)
+    stats = JobStats(backend.name)
+    play = local_backend(agent_spec, rules, seed, max_moves, progress=progress, backend=backend, stats=stats)
     return run_evaluation(play, identity, deals, rules, out_dir, result_stem(agent.label, seeds_name, rules, seed, max_moves),
-                          overwrite=overwrite, header=header)
+                          overwrite=overwrite, header=header, stats=stats)
 
 
 def summarize_results(csv_path: str | os.PathLike, *, rules: Rules | None = None, write: bool = True) -> tuple[Path, dict]:

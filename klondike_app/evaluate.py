@@ -4,6 +4,7 @@
     klondike evaluate --agent determinized:samples=8 --seeds 1-200 --workers 2
     klondike evaluate --agent policy:path=runs/ppo-x/model.zip --seeds test --draw 3
     klondike evaluate --agent my_module:MyAgent:depth=2 --seeds dev     # your own agent class
+    klondike evaluate --agent determinized --seeds 1-100000 --backend ray --address auto   # on a Ray cluster
 
 --seeds takes a named set (dev, val, test), a file of deal numbers one per line, or a range
 FIRST-LAST. --agent takes a built-in agent or your own class as MODULE:CLASS or FILE.py:CLASS
@@ -11,7 +12,8 @@ FIRST-LAST. --agent takes a built-in agent or your own class as MODULE:CLASS or 
 
 Each game's row is written to the CSV as the game ends. Running the same command again resumes
 an unfinished run (deals already written are skipped); a different run whose files would have
-the same name is refused unless --overwrite is given.
+the same name is refused unless --overwrite is given. --backend ray plays the deals as Ray
+tasks (docs/ray.md); the rows are the same as with --backend local.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from klondike_app import backend_options
 from klondike_app.cli import fail
 from klondike_env.cli import nonnegative_int, positive_int
 
@@ -39,18 +42,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true",
                         help="replace results of another run with the same file name (the same run resumes without it)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    backend_options.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from agents.evaluation import AgentError, evaluate
+    from agents.jobs import BackendError
     from klondike_env.rules import Rules
 
     try:
         rules = Rules(draw_count=args.draw, max_passes=args.max_passes, empty_column=args.empty_column)
-        path, summary = evaluate(args.agent, args.seeds, rules, seed=args.seed, workers=args.workers,
+        path, summary = evaluate(args.agent, args.seeds, rules, seed=args.seed, backend=backend_options.backend_of(args),
                                  max_moves=args.max_moves, out_dir=args.out, progress=not args.quiet,
                                  command=args.command_line, overwrite=args.overwrite)
-    except (ValueError, AgentError) as error:
+    except (ValueError, AgentError, BackendError) as error:
         return fail(args, error)
     low, high = summary["win_rate_ci95"]
     print(f"agent {summary['agent']}{'  (UPPER BOUND: sees hidden cards)' if summary['sees_hidden_cards'] else ''}"

@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import RESIGN, Agent, DealInfo, choose_action
-from agents.evaluation import deal_seed, run_games
+from agents.evaluation import deal_seed
+from agents.jobs import Backend, run_jobs
 from agents.registry import make_agent
 from klondike_env.game import Game
 from klondike_env.rules import Rules
@@ -87,15 +88,17 @@ def _label_in_worker(job: tuple[int, dict, int, float, int]) -> LabelledGame:
 
 
 def label_deals(learner_spec: str, teacher_spec: str, deals: list[int], rules: Rules, *, beta: float,
-                max_moves: int, seed: int = 0, workers: int = 1, progress: bool = True) -> list[LabelledGame]:
-    """:func:`label_game` on every deal (in ``workers`` processes); games come back in deal order."""
+                max_moves: int, seed: int = 0, workers: int = 1, progress: bool = True,
+                backend: Backend | None = None) -> list[LabelledGame]:
+    """:func:`label_game` on every deal, on ``backend`` (default: ``workers`` local processes);
+    games come back in deal order."""
     if not 0.0 <= beta <= 1.0:
         raise ValueError(f"bad beta {beta!r}: the probability of playing the teacher's move must be in [0, 1]")
     if max_moves < 1:
         raise ValueError(f"bad max_moves {max_moves!r}: use a positive number of actions")
     jobs = [(deal, asdict(rules), deal_seed(seed, deal), beta, max_moves) for deal in deals]
-    return run_games(_label_in_worker, jobs, _init_worker, (learner_spec, teacher_spec), workers, progress,
-                     "labelling")
+    return run_jobs(_label_in_worker, jobs, _init_worker, (learner_spec, teacher_spec),
+                    backend or Backend(workers=workers), progress=progress, desc="labelling")
 
 
 def write_labelled_games(games: list[LabelledGame], path: str | Path) -> Path:
