@@ -22,9 +22,9 @@ from agents.base import RESIGN, Agent, DealInfo, choose_action
 from agents.jobs import Backend, JobStats, run_jobs
 from agents.registry import make_agent
 from agents.results import (
-    CSV_COLUMNS, DEFAULT_MAX_MOVES, GameRecord, ResultsExistError, ResultsFiles, deals_text, finish_results,
-    open_results, parse_moves, read_game_rows, read_records, result_stem, run_identity, stored_identity,
-    write_json, write_results,
+    CSV_COLUMNS, DEFAULT_MAX_MOVES, GameRecord, ResultsExistError, ResultsFiles, deals_text, parse_moves,
+    read_game_rows, read_records, result_stem, run_identity, run_resumable, stored_identity, write_json, write_results,
+    write_run_summary,
 )
 from klondike_env.cards import check_deal
 from klondike_env.cli import prepare_output_dir, read_text
@@ -290,23 +290,19 @@ def run_evaluation(play, identity: dict, deals: list[int], rules: Rules, out_dir
     ``stats`` (what the backend filled in while playing) under ``"jobs"``. Returns ``(json_path, summary)``.
     """
     prepare_output_dir(out_dir, "--out")  # before playing: a bad folder must not cost the games
-    files = open_results(out_dir, stem, identity, deals, overwrite=overwrite, extra=header)
-    remaining = [deal for deal in deals if deal not in files.done]
-    start = time.perf_counter()
-    if remaining:
-        play(remaining, files.append)
-    return write_summary(files, deals, rules, header, wall_seconds=time.perf_counter() - start,
-                         resumed_games=len(deals) - len(remaining),
-                         **({"jobs": stats.as_dict()} if stats is not None and stats.jobs else {}))
+    return run_resumable(play, identity, deals, out_dir, stem, _summarizer(rules), overwrite=overwrite, header=header,
+                         stats=stats)
+
+
+def _summarizer(rules: Rules):
+    return lambda records: {"rules": asdict(rules), **summarize(records, rules)}
 
 
 def write_summary(files: ResultsFiles, deals: list[int], rules: Rules, header: dict | None = None,
                   **details) -> tuple[Path, dict]:
     """Summarise the games recorded so far in ``files`` (``header`` first, ``details`` last) into
     the run's JSON, the CSV put in the seed set's order; returns ``(json_path, summary)``."""
-    summary = {**(header or {}), "deals": deals_text(deals), "rules": asdict(rules),
-               **summarize(list(files.done.values()), rules), **details}
-    return finish_results(files, deals, summary)
+    return write_run_summary(files, deals, _summarizer(rules), header, **details)
 
 
 def evaluate(agent_spec: str, seeds: str, rules: Rules | None = None, *, seed: int = 0, workers: int = 1,

@@ -17,64 +17,10 @@ from __future__ import annotations
 import multiprocessing
 import sys
 import time
-from dataclasses import dataclass, field
 
-BACKENDS = ("local", "ray")
+from agents.backend import Backend, BackendError, JobStats, peak_rss_mb
 
-
-class BackendError(RuntimeError):
-    """The backend could not run the jobs (Ray not reachable, a task lost past its retries)."""
-
-
-@dataclass(frozen=True)
-class Backend:
-    """Where jobs run: ``name`` local or ray; ``workers`` processes (local, or a local Ray's
-    CPUs); ``address`` a Ray cluster to join (``auto`` or ``HOST:PORT``, None: start a local
-    Ray); ``chunk_size`` jobs per Ray task (None: sized from the jobs' measured time)."""
-
-    name: str = "local"
-    workers: int = 1
-    address: str | None = None
-    chunk_size: int | None = None
-
-    def __post_init__(self):
-        if self.name not in BACKENDS:
-            raise ValueError(f"bad backend {self.name!r}: use {' or '.join(BACKENDS)}")
-        if self.workers < 1:
-            raise ValueError(f"bad workers {self.workers!r}: use 1 or more processes")
-        if self.name == "local" and (self.address is not None or self.chunk_size is not None):
-            raise ValueError("--address and --chunk-size are for --backend ray")
-        if self.chunk_size is not None and self.chunk_size < 1:
-            raise ValueError(f"bad chunk size {self.chunk_size!r}: use 1 or more deals a task")
-
-
-@dataclass
-class JobStats:
-    """What a run of jobs cost: the CPU seconds of the processes that ran them (their set-up
-    included), the wall time, and on Ray the tasks it took."""
-
-    backend: str
-    jobs: int = 0
-    wall_seconds: float = 0.0
-    cpu_seconds: float = 0.0
-    tasks: int = 0
-    slots: int = 0
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def cpu_seconds_per_job(self) -> float:
-        return self.cpu_seconds / self.jobs if self.jobs else 0.0
-
-    def line(self, unit: str = "deal") -> str:
-        tasks = f", {self.tasks} tasks" if self.tasks else ""
-        return (f"backend {self.backend} ({self.slots} workers{tasks}): {self.jobs} {unit}s in {self.wall_seconds:.1f} s "
-                f"wall, {self.cpu_seconds_per_job:.3f} CPU-s per {unit}")
-
-    def as_dict(self) -> dict:
-        return {"backend": self.backend, "workers": self.slots, "jobs": self.jobs, "tasks": self.tasks,
-                "wall_seconds": self.wall_seconds, "cpu_seconds": self.cpu_seconds,
-                "cpu_seconds_per_job": self.cpu_seconds_per_job, **self.extra}
-
+__all__ = ["Backend", "BackendError", "JobStats", "run_jobs"]
 
 def progress_bar(total: int, progress: bool, desc: str, unit: str):
     """The one progress bar of a run: count, rate and ETA over all its jobs."""
@@ -126,13 +72,15 @@ def _run_local(work, jobs, init, init_args, workers, deliver, stats: JobStats) -
                 deliver(results[index])
         finally:
             stats.cpu_seconds += time.process_time() - cpu
+            stats.note_rss(peak_rss_mb())
         return results
     pool = multiprocessing.get_context("fork").Pool(workers, _init_timed, (init, init_args))
     try:
-        for index, result, cpu in pool.imap_unordered(_timed, [(work, index, job) for index, job in enumerate(jobs)],
-                                                      chunksize=1):
+        for index, result, cpu, rss in pool.imap_unordered(_timed, [(work, index, job) for index, job in enumerate(jobs)],
+                                                           chunksize=1):
             results[index] = result
             stats.cpu_seconds += cpu
+            stats.note_rss(rss)
             deliver(result)
     finally:
         pool.terminate()
@@ -156,4 +104,5 @@ def _timed(task):
     start = time.process_time()
     result = work(job)
     cpu, _set_up_cpu = time.process_time() - start + _set_up_cpu, 0.0
-    return index, result, cpu
+    return index, result, cpu, peak_rss_mb()
+

@@ -21,7 +21,7 @@ from collections import deque
 
 import ray
 
-from agents.jobs import Backend, BackendError, JobStats
+from agents.backend import Backend, BackendError, JobStats, peak_rss_mb
 
 TARGET_TASK_SECONDS = 2.0
 MAX_RETRIES = 3
@@ -62,7 +62,7 @@ def run_chunk(shared: tuple, chunk: list):
         _ready = (init, init_args)
     set_up = time.perf_counter() - start
     results = [(index, work(job)) for index, job in chunk]
-    return results, time.process_time() - cpu, set_up, time.perf_counter() - start
+    return results, time.process_time() - cpu, set_up, time.perf_counter() - start, peak_rss_mb()
 
 
 class Chunker:
@@ -113,8 +113,9 @@ def run_on_ray(work, jobs: list, init, init_args: tuple, backend: Backend, deliv
                 done, _ = ray.wait(list(in_flight), num_returns=1)
                 for ref in done:
                     in_flight.pop(ref)
-                    chunk_results, cpu, task_set_up, task_busy = _get(ref)
+                    chunk_results, cpu, task_set_up, task_busy, rss = _get(ref)
                     stats.cpu_seconds += cpu
+                    stats.note_rss(rss)
                     busy, set_up = busy + task_busy, set_up + task_set_up
                     chunker.observe(len(chunk_results), task_busy - task_set_up)
                     for index, result in chunk_results:

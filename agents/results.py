@@ -18,7 +18,9 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
+from typing import Callable
 
 from klondike_env.cli import read_text
 from klondike_env.rules import Rules
@@ -131,6 +133,21 @@ def _difference(stored: dict, wanted: dict) -> str:
 
 
 # --- writing --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RowFormat:
+    """What one row of a run's CSV holds: its ``columns``, ``row(record)`` (the cells),
+    ``parse(row_dict, path, index)`` (the record back) and ``deal(record)``."""
+
+    columns: tuple[str, ...]
+    row: Callable
+    parse: Callable
+    deal: Callable
+
+
+#: an evaluation's rows: one :class:`GameRecord` per deal
+GAME_ROWS = RowFormat(CSV_COLUMNS, record_row, record_of_row, attrgetter("deal"))
+
+
 @dataclass
 class ResultsFiles:
     """An open run: where its files are and the deals already recorded (skipped on resume)."""
@@ -138,61 +155,64 @@ class ResultsFiles:
     csv_path: Path
     json_path: Path
     identity: dict
-    done: dict[int, GameRecord]
+    done: dict[int, object]
+    rows: RowFormat = GAME_ROWS
 
-    def append(self, record: GameRecord) -> None:
-        """Write one finished game to the CSV now (flushed); a deal already recorded is an error."""
-        if record.deal in self.done:
-            raise RuntimeError(f"deal {record.deal} is already in {self.csv_path}")
+    def append(self, record) -> None:
+        """Write one finished deal's row to the CSV now (flushed); a deal already recorded is an error."""
+        deal = self.rows.deal(record)
+        if deal in self.done:
+            raise RuntimeError(f"deal {deal} is already in {self.csv_path}")
         with open(self.csv_path, "a", newline="") as handle:
-            csv.writer(handle).writerow(record_row(record))
-        self.done[record.deal] = record
+            csv.writer(handle).writerow(self.rows.row(record))
+        self.done[deal] = record
 
 
 def open_results(out_dir: str | os.PathLike, stem: str, identity: dict, deals: list[int], *,
-                 overwrite: bool = False, extra: dict | None = None) -> ResultsFiles:
+                 overwrite: bool = False, extra: dict | None = None, rows: RowFormat = GAME_ROWS,
+                 option: str = "--out") -> ResultsFiles:
     """Open ``<stem>.csv`` / ``<stem>.json`` in ``out_dir`` for the run ``identity`` on ``deals``.
 
     New files: the CSV gets its header and the JSON the run's identity, before any game. Files of
     the same run: resumed (the deals in the CSV are done; a row cut short by a kill is dropped).
     Files of another run, or a CSV with no JSON: :class:`ResultsExistError` in one line, files
-    untouched, unless ``overwrite``, which starts afresh.
+    untouched, unless ``overwrite``, which starts afresh. ``rows`` is what a row holds (default
+    an evaluation's games); ``option`` names the command's option for the files in messages.
     """
     out_dir = Path(out_dir)
     csv_path, json_path = out_dir / f"{stem}.csv", out_dir / f"{stem}.json"
-    done: dict[int, GameRecord] = {}
+    done: dict[int, object] = {}
+    instead = f"give another {option}, or --overwrite to replace it"
     if overwrite or not (csv_path.exists() or json_path.exists()):
-        _start(csv_path, json_path, identity, extra)
-        return ResultsFiles(csv_path, json_path, identity, done)
+        _start(csv_path, json_path, identity, extra, rows)
+        return ResultsFiles(csv_path, json_path, identity, done, rows)
     if not json_path.is_file():
-        raise ResultsExistError(f"{csv_path} exists without its {json_path.name}: give another --out, "
-                                "or --overwrite to replace it")
+        raise ResultsExistError(f"{csv_path} exists without its {json_path.name}: {instead}")
     try:
         stored = json.loads(json_path.read_text())
         stored_run = stored_identity(stored)
     except (json.JSONDecodeError, AttributeError, OSError):
-        raise ResultsExistError(f"{json_path} is not a results summary: give another --out, "
-                                "or --overwrite to replace it") from None
+        raise ResultsExistError(f"{json_path} is not a results summary: {instead}") from None
     if stored_run != identity:
-        raise ResultsExistError(f"{json_path} holds another run ({_difference(stored_run, identity)}): "
-                                "give another --out, or --overwrite to replace it")
+        raise ResultsExistError(f"{json_path} holds another run ({_difference(stored_run, identity)}): {instead}")
     if not csv_path.is_file():
-        _start(csv_path, json_path, identity, extra)
-        return ResultsFiles(csv_path, json_path, identity, done)
+        _start(csv_path, json_path, identity, extra, rows)
+        return ResultsFiles(csv_path, json_path, identity, done, rows)
     _drop_cut_row(csv_path)
     wanted = set(deals)
-    for record in read_records(csv_path):
-        if record.deal not in wanted:
-            raise ResultsExistError(f"{csv_path} holds deal {record.deal}, which this seed set lacks: give another "
-                                    "--out, or --overwrite to replace it")
-        done[record.deal] = record
-    return ResultsFiles(csv_path, json_path, identity, done)
+    for index, row in enumerate(read_game_rows(csv_path, rows.columns)):
+        record = rows.parse(row, csv_path, index)
+        deal = rows.deal(record)
+        if deal not in wanted:
+            raise ResultsExistError(f"{csv_path} holds deal {deal}, which this run's deals lack: {instead}")
+        done[deal] = record
+    return ResultsFiles(csv_path, json_path, identity, done, rows)
 
 
-def _start(csv_path: Path, json_path: Path, identity: dict, extra: dict | None) -> None:
+def _start(csv_path: Path, json_path: Path, identity: dict, extra: dict | None, rows: RowFormat) -> None:
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     with open(csv_path, "w", newline="") as handle:
-        csv.writer(handle).writerow(CSV_COLUMNS)
+        csv.writer(handle).writerow(rows.columns)
     write_json(json_path, {"run": identity, **(extra or {}), "complete": False, "csv": str(csv_path)})
 
 
@@ -215,16 +235,43 @@ def finish_results(files: ResultsFiles, deals: list[int], summary: dict) -> tupl
     """Rewrite the CSV in the seed set's order (the rows as they were written, not replayed) and
     write the JSON: ``summary`` with the run identity; returns ``(json_path, summary as written)``."""
     order = {deal: index for index, deal in enumerate(deals)}
-    records = sorted(files.done.values(), key=lambda record: order[record.deal])
+    records = sorted(files.done.values(), key=lambda record: order[files.rows.deal(record)])
     partial = files.csv_path.with_name(files.csv_path.name + ".partial")
     with open(partial, "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS)
-        writer.writerows(record_row(record) for record in records)
+        writer.writerow(files.rows.columns)
+        writer.writerows(files.rows.row(record) for record in records)
     os.replace(partial, files.csv_path)
     summary = {**summary, "run": files.identity, "complete": len(records) == len(deals), "csv": str(files.csv_path)}
     write_json(files.json_path, summary)
     return files.json_path, summary
+
+
+def run_resumable(play, identity: dict, deals: list[int], out_dir: str | os.PathLike, stem: str, summarize, *,
+                  rows: RowFormat = GAME_ROWS, option: str = "--out", overwrite: bool = False, header: dict | None = None,
+                  stats=None) -> tuple[Path, dict]:
+    """Open (or resume) a run's files, have ``play(remaining_deals, on_record)`` play the deals
+    not yet recorded -- each record is appended to the CSV as it arrives --, then write the JSON:
+    ``header``, ``summarize(records)`` and ``stats`` (an :class:`agents.jobs.JobStats`, under
+    ``"jobs"``). Returns ``(json_path, summary)``."""
+    import time
+
+    files = open_results(out_dir, stem, identity, deals, overwrite=overwrite, extra=header, rows=rows, option=option)
+    remaining = [deal for deal in deals if deal not in files.done]
+    start = time.perf_counter()
+    if remaining:
+        play(remaining, files.append)
+    return write_run_summary(files, deals, summarize, header, wall_seconds=time.perf_counter() - start,
+                             resumed_games=len(deals) - len(remaining),
+                             **({"jobs": stats.as_dict()} if stats is not None and stats.jobs else {}))
+
+
+def write_run_summary(files: ResultsFiles, deals: list[int], summarize, header: dict | None = None,
+                      **details) -> tuple[Path, dict]:
+    """Write the run's JSON: ``header``, the deals, ``summarize(records)`` of the rows recorded so
+    far, then ``details``; the CSV is put in the order of ``deals``. Returns ``(json_path, summary)``."""
+    summary = {**(header or {}), "deals": deals_text(deals), **summarize(list(files.done.values())), **details}
+    return finish_results(files, deals, summary)
 
 
 def write_results(records: list[GameRecord], summary: dict, out_dir: Path, stem: str) -> Path:

@@ -5,8 +5,14 @@
     klondike solve --deck "AD AH 6S ..."         # an explicit deck: 52 cards or a 156-digit string
     klondike solve --deal 1 --threads 2          # the second core shares the search
     klondike solve --deals 1-2000 --workers 2 --csv verdicts_draw3.csv
+    klondike solve --deals 1-1000000 --time-limit 10 --backend ray --address auto --csv million.csv
     klondike solve --merge sweep.csv unknown_again.csv   # a later file's verdict counts (UNKNOWN never replaces one)
     klondike solve --merge sweep.csv unknown_again.csv --csv merged.csv   # ... written out
+
+A sweep writes each deal's row to its CSV as the deal is solved, and its settings to the JSON
+beside it; the same command run again resumes (deals already in the CSV are skipped), other
+settings for the same CSV are refused unless --overwrite. --backend ray solves the deals as Ray
+tasks (docs/ray.md).
 
 One solve that runs longer than a second or two shows its progress (nodes, nodes per second,
 table fill) on stderr when that is a terminal. A sweep prints the winnability estimate with a
@@ -19,11 +25,14 @@ from __future__ import annotations
 import argparse
 import csv
 import math
-import multiprocessing
-import time
+from dataclasses import asdict
+from operator import itemgetter
 from pathlib import Path
 
 from agents.evaluation import wilson_interval
+from agents.jobs import Backend, BackendError, JobStats, run_jobs
+from agents.results import RowFormat, run_resumable
+from klondike_app import backend_options
 from klondike_app.cli import fail
 from klondike_env import Game, Rules
 from klondike_env.cli import positive_float, positive_int, prepare_output_file
@@ -87,33 +96,55 @@ def _solve_one(job: tuple) -> tuple:
     deal, rules, time_limit, node_limit, memory_mb, by_class, threads = job
     result = solve(deal, rules, time_limit=time_limit, node_limit=node_limit, memory_limit_mb=memory_mb,
                    by_class=by_class, threads=threads)
-    return (deal, result.status.value, len(result.actions) if result.status == SolveStatus.SOLVED else "",
-            result.nodes, f"{result.seconds:.4f}", result.stopped_by or "")
+    return (deal, result.status.value, str(len(result.actions)) if result.status == SolveStatus.SOLVED else "",
+            str(result.nodes), f"{result.seconds:.4f}", result.stopped_by or "")
 
 
-def sweep(deals, rules, args, path: Path) -> None:
-    from tqdm import tqdm
+def _verdict_of_row(row: dict[str, str], path, index: int) -> tuple:
+    try:
+        if row["status"] not in {status.value for status in SolveStatus}:
+            raise ValueError
+        return (int(row["deal"]), *(row[field] or "" for field in VERDICT_FIELDS[1:]))
+    except (ValueError, TypeError, KeyError):
+        raise ValueError(f"{path} line {index + 2}: bad row {dict(row)!r}: expected the columns "
+                         f"{', '.join(VERDICT_FIELDS)}") from None
 
-    jobs = [(deal, rules, args.time_limit, args.node_limit, args.memory_mb, not args.positions, args.threads)
-            for deal in deals]
-    started = time.perf_counter()
-    rows = []
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(VERDICT_FIELDS)
-        with multiprocessing.Pool(args.workers, initializer=warm_up, initargs=(args.memory_mb, args.node_limit)) as pool:
-            for row in tqdm(pool.imap(_solve_one, jobs), total=len(jobs), unit="deal", mininterval=5):
-                writer.writerow(row)
-                handle.flush()
-                rows.append(row)
-    wall = time.perf_counter() - started
-    seconds = sorted(float(row[4]) for row in rows)
+
+#: a sweep's rows, as the harness's driver writes them (agents.results.run_resumable)
+VERDICT_ROWS = RowFormat(VERDICT_FIELDS, list, _verdict_of_row, itemgetter(0))
+
+
+def sweep(deals, rules, args, path: Path, backend: Backend, progress: bool = True) -> None:
+    """Solve ``deals`` into the CSV at ``path`` (a row per deal as it is solved) and its JSON
+    (the sweep's settings, then its summary). The same sweep run again resumes: deals already in
+    the CSV are skipped; other settings are refused unless --overwrite."""
+    deals = list(dict.fromkeys(deals))
+    identity = {"sweep": "solve", "rules": asdict(rules), "time_limit": args.time_limit, "node_limit": args.node_limit,
+                "memory_mb": args.memory_mb, "by_class": not args.positions, "threads": args.threads}
+    stats = JobStats(backend.name)
+
+    def play(remaining: list[int], on_record) -> None:
+        jobs = [(deal, rules, args.time_limit, args.node_limit, args.memory_mb, not args.positions, args.threads)
+                for deal in remaining]
+        run_jobs(_solve_one, jobs, warm_up, (args.memory_mb, args.node_limit), backend, progress=progress,
+                 desc="solve", on_result=on_record, stats=stats, init_here=False)
+
+    def summarize(rows: list[tuple]) -> dict:
+        statuses = [row[1] for row in rows]
+        return {"rules": asdict(rules), **{status.value: statuses.count(status.value) for status in SolveStatus}}
+
+    header = {"command": getattr(args, "command_line", None), "workers": backend.workers, "backend": backend.name}
+    _, summary = run_resumable(play, identity, deals, path.parent, path.stem, summarize, rows=VERDICT_ROWS,
+                               option="--csv", overwrite=args.overwrite, header=header, stats=stats)
+    rows = read_verdict_rows(path)
+    seconds = sorted(float(row["seconds"]) for row in rows.values())
     print(f"rules: {rules}; limits: time {args.time_limit} s, nodes {args.node_limit}, "
-          f"table {args.memory_mb} MB per worker; {args.workers} workers, {args.threads} thread(s) each; search over "
-          f"{'positions' if args.positions else 'classes'}")
-    print("\n".join(winnability_lines([row[1] for row in rows])))
+          f"table {args.memory_mb} MB per worker; {stats.slots or backend.workers} workers on {backend.name}, "
+          f"{args.threads} thread(s) each; search over {'positions' if args.positions else 'classes'}")
+    print("\n".join(winnability_lines([row["status"] for row in rows.values()])))
+    resumed = f" ({summary['resumed_games']} deals resumed from the CSV)" if summary["resumed_games"] else ""
     print(f"seconds per deal: median {seconds[len(seconds) // 2]:.3f}, mean {sum(seconds) / len(seconds):.3f}, "
-          f"max {seconds[-1]:.3f}; wall {wall:.0f} s; CSV {path}")
+          f"max {seconds[-1]:.3f}; wall {summary['wall_seconds']:.0f} s{resumed}; CSV {path}")
 
 
 def merge(paths: list[str], out: str | None = None) -> None:
@@ -182,13 +213,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--node-limit", type=positive_int, default=None, help="positions per deal (default none)")
     parser.add_argument("--memory-mb", type=table_mb, default=512,
                         help="transposition table per worker, at least 1 (default 512)")
-    parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv), or --merge's output")
+    parser.add_argument("--csv", help="sweep output (default solve_draw<N>.csv; its settings and summary go to the "
+                                      ".json beside it), or --merge's output")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a sweep CSV of other settings (the same sweep resumes without it)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--positions", action="store_true",
                         help="search positions, not classes of positions "
                              "(solve's by_class=False: the same verdicts, usually more nodes)")
     parser.add_argument("--threads", type=int, default=1, choices=(1, 2),
                         help="2: a second thread shares the class search and runs the helper searches "
                              "(solve's threads=2; for one deal, or one worker on a 2-core machine)")
+    backend_options.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -203,7 +239,12 @@ def run(args: argparse.Namespace) -> int:
             merge(args.merge, args.csv and prepare_output_file(args.csv, "--csv"))
         else:
             deals = parse_deals(args.deals)
-            sweep(deals, rules, args, prepare_output_file(args.csv or f"solve_draw{rules.draw_count}.csv", "--csv"))
-    except ValueError as error:
+            backend = backend_options.backend_of(args)
+            path = Path(args.csv or f"solve_draw{rules.draw_count}.csv")
+            if path.suffix != ".csv":
+                raise ValueError(f"bad --csv {str(path)!r}: a sweep's file name ends in .csv (its JSON goes beside it)")
+            prepare_output_file(path, "--csv")
+            sweep(deals, rules, args, path, backend, progress=not args.quiet)
+    except (ValueError, BackendError) as error:
         return fail(args, error)
     return 0
