@@ -7,6 +7,7 @@ The learner plays each deal (with probability --beta a move is the teacher's ins
 position the teacher's move is recorded as the label. Add the file to a config's
 ``pretrain.demonstrations`` to clone the teacher on the positions the learner reaches
 (agents/training/dagger.py). Deals of the evaluation sets (test, val: 1-2000) are refused.
+--backend ray plays and labels the games as Ray tasks (docs/ray.md); the labels are the same.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from klondike_app import backend_options
 from klondike_app.cli import fail
 from klondike_env.cli import nonnegative_int, positive_int
 
@@ -29,10 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="run seed; each deal's seeds derive from it")
     parser.add_argument("--out", required=True, help="CSV to write")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    backend_options.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from agents.base import AgentOptionError
+    from agents.jobs import BackendError
     from agents.evaluation import SeedSetError, load_seed_set
     from agents.training.dagger import label_deals, write_labelled_games
     from agents.training.pretrain import evaluation_deals
@@ -48,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
                                "label deals outside the evaluation sets (1-2000)")
         prepare_output_file(args.out, "--out")  # before labelling: a bad path must not cost the games
         games = label_deals(args.learner, args.teacher, deals, Rules(draw_count=args.draw), beta=args.beta,
-                            max_moves=args.max_moves, seed=args.seed, workers=args.workers, progress=not args.quiet)
-    except (ValueError, AgentOptionError) as error:
+                            max_moves=args.max_moves, seed=args.seed, progress=not args.quiet,
+                            backend=backend_options.backend_of(args))
+    except (ValueError, AgentOptionError, BackendError) as error:
         return fail(args, error)
     path = write_labelled_games(games, args.out)
     labels = sum(len(game.labels) for game in games)

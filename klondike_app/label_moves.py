@@ -3,6 +3,7 @@ winnable, given what was known.
 
     klondike label-moves results/policy-..._val_draw3.csv --games 200
     klondike label-moves GAMES.csv --worlds 8 --out labels.npz
+    klondike label-moves GAMES.csv --backend ray --address auto      # the games as Ray tasks (docs/ray.md)
 
 For every position of each game with a choice of moves, up to the move after which the true deal
 was lost, each legal move is scored by the solver (agents/analysis.py, label_moves): the share
@@ -19,8 +20,8 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from multiprocessing import Pool
 
+from klondike_app import backend_options
 from klondike_app.cli import fail
 from klondike_env.cli import nonnegative_int, positive_int
 
@@ -46,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=positive_int, default=20_000, help="solver positions per solve (default 20000)")
     parser.add_argument("--workers", type=positive_int, default=2, help="processes (default 2)")
     parser.add_argument("--out", help="save the positions (observations, shares, moves played) to this .npz")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    backend_options.add_arguments(parser)
+
+
+def _no_set_up() -> None:
+    """The workers need nothing prepared: each game's solves set up their own tables."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
     from agents.analysis import BLUNDER_GAP, check_replays, move_kind
     from agents.evaluation import read_games
+    from agents.jobs import BackendError, run_jobs
     from klondike_env.cli import prepare_output_file
     from klondike_env.rules import Rules
 
@@ -62,14 +70,16 @@ def run(args: argparse.Namespace) -> int:
         games = read_games(args.results)
         games = games[: args.games] if args.games else games
         check_replays(args.results, games, Rules())  # here, not as a traceback from a worker
-    except ValueError as error:
+        backend = backend_options.backend_of(args)
+        jobs = [(deal, actions, args.worlds, args.nodes, bool(args.out)) for deal, actions in games]
+        labelled_games = run_jobs(_label, jobs, _no_set_up, (), backend, progress=not args.quiet, desc="label-moves",
+                                  unit="game")
+    except (ValueError, BackendError) as error:
         return fail(args, error)
-    jobs = [(deal, actions, args.worlds, args.nodes, bool(args.out)) for deal, actions in games]
     records, observations = [], []
-    with Pool(args.workers) as pool:
-        for deal, labelled, game_observations in pool.imap(_label, jobs, chunksize=2):
-            records += [(deal, number, played, shares) for number, played, shares in labelled]
-            observations += game_observations
+    for deal, labelled, game_observations in labelled_games:
+        records += [(deal, number, played, shares) for number, played, shares in labelled]
+        observations += game_observations
     if not records:
         return fail(args, "no position with a choice of moves in these games")
     shares = np.array([record[3] for record in records])
