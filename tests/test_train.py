@@ -711,3 +711,24 @@ def test_the_experiment_configs_still_load(path):
     """The experiment records' configs (and the options they use) stay valid, so their runs can
     be repeated on this code."""
     assert load_config(path)["name"]
+
+
+SMALLER = {"learn(20_000)": "learn(128)", "range(1, 101)": "range(1, 3)",
+           "KlondikeVecEnv(64,": "KlondikeVecEnv(4,", "n_steps=64, batch_size=1024": "n_steps=32, batch_size=64",
+           "{\"max_episode_steps\": 1000}": "{\"max_episode_steps\": 60}"}
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/training.md"])
+def test_the_fast_training_example_runs(page, capsys):
+    """The Python training example of the page, run with fewer steps and deals (same calls)."""
+    import re
+
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", (ROOT / page).read_text(encoding="utf-8"), re.DOTALL)
+              if "MaskablePPO(" in b]
+    assert len(blocks) == 1
+    code = blocks[0]
+    for big, small in SMALLER.items():
+        code = code.replace(big, small)
+    assert "20_000" not in code and "range(1, 101)" not in code and "1000}" not in code
+    exec(compile(code, page, "exec"), {})
+    assert capsys.readouterr().out.strip().endswith("of 100 dev deals won")
