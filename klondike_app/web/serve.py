@@ -48,7 +48,10 @@ def serve(app, host: str, port: int, open_browser: bool, announce) -> int:
             webbrowser.open(url)
 
     threading.Thread(target=when_listening, daemon=True).start()
-    server.run()
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn raises Ctrl+C again once it has shut down: a normal stop
+        pass
     return 0 if server.started else 1
 
 
