@@ -113,6 +113,22 @@ def test_the_losing_move_of_a_known_game(greedy):
         assert client.get(f"/api/watch/0/{won}/losing-move").json()["verdict"] == "won"
 
 
+def test_every_losing_move_of_a_file_in_the_background(greedy):
+    games = {deal: greedy.replays[deal] for deal in (4, LOST_DEAL, 6)}  # 6: won
+    files = [ResultsFile(GREEDY, "greedy", games[LOST_DEAL].rules, games)]
+    with client_of(files, nodes=NODES) as client:
+        assert client.get("/api/watch/0/losing-moves").json()["pending"] == 0  # nothing started by a GET
+        assert client.post("/api/watch/0/losing-moves").json()["pending"] == 2
+        deadline = time.monotonic() + 60
+        while (answer := client.get("/api/watch/0/losing-moves").json())["pending"]:
+            assert time.monotonic() < deadline, answer
+            time.sleep(0.05)
+        found = answer["found"]
+        assert found[str(LOST_DEAL)] == {"move": LOSING_MOVE, "verdict": "lost"}
+        assert found["6"]["verdict"] == "won" and found["4"]["verdict"] in ("lost", "undecided")
+        assert client.get("/api/watch/0/4/losing-move").json()["move"] == found["4"]["move"]
+
+
 def test_an_undecided_losing_move_is_not_called_lost(greedy):
     with client_of([greedy], nodes=1) as client:  # one position per solve: nothing is decided
         found = wait_done(client, f"/api/watch/0/{LOST_DEAL}/losing-move")

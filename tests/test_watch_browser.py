@@ -90,7 +90,7 @@ def test_reveal_shows_the_true_hidden_cards_only_when_on(page, server, greedy):
     page.goto(f"{server}/?deal={LOST_DEAL}&move=20")
     expect(page.locator(".board-status")).to_contain_text("move 20 of")
     assert shown_columns(page) == true_columns(game, False)
-    assert page.locator(".stock-reveal").is_hidden()
+    assert page.locator(".stock-reveal").is_hidden() and page.locator("#reveal-note").is_hidden()
     page.check("#reveal")
     expect(page.locator(".card.revealed").first).to_be_visible()
     assert shown_columns(page) == true_columns(game, True)
@@ -99,6 +99,7 @@ def test_reveal_shows_the_true_hidden_cards_only_when_on(page, server, greedy):
     assert stock == [card_str(card) for card in game.stock]
     page.uncheck("#reveal")
     expect(page.locator(".card.revealed")).to_have_count(0)
+    expect(page.locator("#reveal-note")).to_be_hidden()
     assert shown_columns(page) == true_columns(game, False)
 
 
@@ -107,6 +108,7 @@ def test_the_losing_move_is_marked(page, server):
     mark = page.locator("#losing-mark-0")
     expect(mark).to_have_attribute("data-move", str(LOSING_MOVE), timeout=60_000)
     expect(page.locator("#losing-text")).to_contain_text(f"losing move {LOSING_MOVE}")
+    expect(page.locator(f'#deal-rows tr[data-deal="{LOST_DEAL}"]')).to_contain_text(f"✕{LOSING_MOVE}")
     mark.click()
     expect(page.locator(".board-status")).to_contain_text(f"move {LOSING_MOVE - 1} of")
     expect(page.locator("#next-move")).to_have_class(re.compile(r"\blosing\b"))

@@ -2,7 +2,9 @@
 and kept: in memory, and in the web app's SQLite file when the viewer has one.
 
 - **Losing move** (:func:`agents.analysis.losing_move`): for a lost game, the first move after
-  which the true deal is no longer winnable within the solver budget, or "undecided".
+  which the true deal is no longer winnable within the solver budget, or "undecided". A game
+  asked for on its own goes ahead of the games of a whole file queued by :meth:`Analyses.analyse_all`
+  (at most one of those is in the worker at a time).
 - **Worlds** (optional, slower): for every move, the share of worlds sampled from what the
   player knew before it that are still winnable after it (:func:`agents.analysis.world_share`).
 
@@ -17,6 +19,7 @@ import json
 import multiprocessing
 import sqlite3
 import threading
+from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
@@ -58,10 +61,13 @@ class Analyses:
         """``executor``: where solves run (default: one worker process, started on first use)."""
         self.nodes, self.worlds, self.world_nodes = nodes, worlds, world_nodes
         self.verdicts = verdicts or {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by a done callback run at once
         self._running: dict[str, Future | list[Future]] = {}
         self._done: dict[str, object] = {}
         self._pool = executor
+        self._queue: deque[tuple[str, Replay]] = deque()  # games of analyse_all not yet in the worker
+        self._queued: set[str] = set()  # their keys
+        self._bulk: tuple[str, Future] | None = None  # the one of them in the worker
         self._db = None
         if db_path is not None:
             Path(db_path).parent.mkdir(parents=True, exist_ok=True)
@@ -101,30 +107,75 @@ class Analyses:
         if self._db is not None:
             self._db.execute("INSERT OR REPLACE INTO watch_analyses VALUES (?, ?)", (key, json.dumps(value)))
 
-    def losing_move(self, replay: Replay) -> dict:
+    def _losing_key(self, replay: Replay) -> str:
+        return self._key("losing", replay, nodes=self.nodes)
+
+    def _start_losing(self, key: str, replay: Replay) -> Future:
+        future = self._submit(_losing_job, replay.deck, asdict(replay.rules), replay.actions, self.nodes)
+        self._running[key] = future
+        return future
+
+    def losing_move(self, replay: Replay, start: bool = True) -> dict:
         """``{"state": "done", "move", "verdict", ...}``, or ``{"state": "running"}`` (started now
-        if it was not)."""
+        if it was not and ``start``; else ``{"state": "idle"}``)."""
         if replay.won:
             return {"state": "done", "move": None, "verdict": "won"}
         if self.verdicts.get(replay.deal) == "unsolvable":
             return {"state": "done", "move": 0, "verdict": "unwinnable", "source": "verdict file"}
-        key = self._key("losing", replay, nodes=self.nodes)
+        key = self._losing_key(replay)
         with self._lock:
             found = self._stored(key)
             if found is not None:
                 return {"state": "done", **found}
             future = self._running.get(key)
             if future is None:
-                self._running[key] = self._submit(_losing_job, replay.deck, asdict(replay.rules), replay.actions,
-                                                  self.nodes)
+                if not start:
+                    return {"state": "queued" if key in self._queued else "idle"}
+                self._start_losing(key, replay)
                 return {"state": "running"}
             if not future.done():
                 return {"state": "running"}
-            if future.exception() is not None:
-                self._running.pop(key)
-                return {"state": "failed", "error": str(future.exception())[:200]}
-            self._keep(key, future.result())
-            return {"state": "done", **future.result()}
+            return self._collect(key, future)
+
+    def _collect(self, key: str, future: Future) -> dict:
+        """A finished losing-move job's answer, kept (under the lock)."""
+        if future.exception() is not None:
+            self._running.pop(key, None)
+            return {"state": "failed", "error": str(future.exception())[:200]}
+        self._keep(key, future.result())
+        return {"state": "done", **future.result()}
+
+    def analyse_all(self, replays) -> None:
+        """Queue the losing move of every game of ``replays`` not yet analysed, in order."""
+        with self._lock:
+            for replay in replays:
+                if self.losing_move(replay, start=False)["state"] == "idle":
+                    key = self._losing_key(replay)
+                    self._queue.append((key, replay))
+                    self._queued.add(key)
+            self._feed()
+
+    def _feed(self) -> None:
+        """Put the next queued game in the worker once the previous one is done (under the lock)."""
+        if self._bulk is not None:
+            key, future = self._bulk
+            if not future.done():
+                return
+            self._bulk = None
+            if key in self._running:
+                self._collect(key, future)
+        while self._queue:
+            key, replay = self._queue.popleft()
+            self._queued.discard(key)
+            if key in self._running or self._stored(key) is not None:
+                continue  # asked for on its own meanwhile
+            self._bulk = key, self._start_losing(key, replay)
+            self._bulk[1].add_done_callback(lambda _: self._fed())
+            return
+
+    def _fed(self) -> None:
+        with self._lock:
+            self._feed()
 
     def world_shares(self, replay: Replay, start: bool) -> dict:
         """Per move, ``[worlds won, worlds decided]`` (None while not computed); ``state`` is

@@ -68,6 +68,18 @@ def routes(files: list[ResultsFile], analyses: Analyses) -> list[Route]:
     async def losing(request: Request):
         return answer(analyses.losing_move(replay_of(request)))
 
+    async def losing_all(request: Request):
+        index = request.path_params["file"]
+        if not 0 <= index < len(files):
+            raise ApiError(404, f"no results file {index}: files are 0..{len(files) - 1}")
+        replays = list(files[index].replays.values())
+        if request.method == "POST":
+            analyses.analyse_all(replays)
+        found = {replay.deal: analyses.losing_move(replay, start=False) for replay in replays}
+        return answer({"found": {str(deal): {"move": item["move"], "verdict": item["verdict"]}
+                                 for deal, item in found.items() if item["state"] == "done"},
+                       "pending": sum(item["state"] in ("running", "queued") for item in found.values())})
+
     async def worlds(request: Request):
         return answer(analyses.world_shares(replay_of(request), start=request.method == "POST"))
 
@@ -76,4 +88,5 @@ def routes(files: list[ResultsFile], analyses: Analyses) -> list[Route]:
         Route("/api/watch/{file:int}/{deal:int}/moves/{move:int}", position, methods=["GET"]),
         Route("/api/watch/{file:int}/{deal:int}/losing-move", losing, methods=["GET"]),
         Route("/api/watch/{file:int}/{deal:int}/worlds", worlds, methods=["GET", "POST"]),
+        Route("/api/watch/{file:int}/losing-moves", losing_all, methods=["GET", "POST"]),
     ]

@@ -2,11 +2,17 @@
 // deal. With two files, the deals only one of them won come first, as `klondike compare` pairs them.
 const LETTERS = ["A", "B"];
 const $ = (id) => document.getElementById(id);
-const list = { overview: null, open: null, selected: null };
+const list = { overview: null, open: null, selected: null, losing: [] };
 
-function resultText(result) {
+// the losing move as the list shows it: ✕N lost at move N, ≥N undecided from N on
+function losingText(found) {
+  if (!found || !found.move) return "";
+  return found.verdict === "lost" ? ` ✕${found.move}` : found.verdict === "undecided" ? ` ≥${found.move}` : "";
+}
+
+function resultText(result, found) {
   if (!result) return "–";
-  return `${result.won ? "won" : "lost"} · ${result.moves} · ${result.cards_home}`;
+  return `${result.won ? "won" : "lost"} · ${result.moves} · ${result.cards_home}${losingText(found)}`;
 }
 
 function keep(entry, filter) {
@@ -25,6 +31,10 @@ function sortKey(entry, sort, position) {
   if (sort === "deal") return entry.deal;
   if (sort === "moves") return first.moves;
   if (sort === "home") return -first.cards_home;
+  if (sort === "losing") {
+    const found = (list.losing[0] || {})[entry.deal];
+    return found && found.move ? found.move : 1e9 + position;
+  }
   if (sort === "disagree") return (entry.only === null ? 1e9 : 0) + position;
   return position;
 }
@@ -32,7 +42,7 @@ function sortKey(entry, sort, position) {
 function row(entry) {
   const tr = document.createElement("tr");
   tr.dataset.deal = String(entry.deal);
-  const cells = [String(entry.deal), ...entry.results.map(resultText)];
+  const cells = [String(entry.deal), ...entry.results.map((result, index) => resultText(result, (list.losing[index] || {})[entry.deal]))];
   if (entry.verdict) cells.push(entry.verdict === "solved" ? "yes" : entry.verdict === "unsolvable" ? "no" : "?");
   for (const text of cells) {
     const td = document.createElement("td");
@@ -111,6 +121,11 @@ export const deallist = {
     const entries = visible();
     const lost = entries.find((entry) => keep(entry, "winnable-lost"));
     return lost ? lost.deal : entries.length ? entries[0].deal : null;
+  },
+  // losing moves found: {deal: {move, verdict}} of file `index`
+  setLosing(index, found) {
+    list.losing[index] = { ...(list.losing[index] || {}), ...found };
+    render();
   },
   select(deal) {
     list.selected = deal;

@@ -122,6 +122,9 @@ async function loadLosing(deal) {
     if (deal !== state.deal) return;
     state.losing = found;
     drawLosing();
+    found.forEach((item, index) => {
+      if (item && item.state === "done") deallist.setLosing(index, { [deal]: item });
+    });
     if (!found.some((item) => item && item.state === "running")) return;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
@@ -157,6 +160,20 @@ async function loadWorlds(deal, start) {
     if (answer.state !== "running") return;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     answer = await get(`/api/watch/0/${deal}/worlds`);
+  }
+}
+
+// every lost game's losing move, found in the background and shown in the list as it comes
+async function loadAllLosing(start) {
+  for (;;) {
+    const answers = await Promise.all(state.files.map((file, index) =>
+      get(`/api/watch/${index}/losing-moves`, start ? "POST" : "GET")));
+    start = false;
+    answers.forEach((answer, index) => deallist.setLosing(index, answer.found));
+    const pending = answers.reduce((sum, answer) => sum + answer.pending, 0);
+    $("all-losing-text").textContent = pending ? `${pending} games left to analyse…` : "";
+    if (!pending) return;
+    await new Promise((resolve) => setTimeout(resolve, 2 * POLL_MS));
   }
 }
 
@@ -202,6 +219,7 @@ function wire() {
     const found = state.losing.find((item) => item && item.state === "done" && item.move);
     if (found) showMove(found.move - 1);
   });
+  $("btn-all-losing").addEventListener("click", () => loadAllLosing(true).catch((error) => message(String(error), true)));
   $("btn-worlds").addEventListener("click", () => loadWorlds(state.deal, true).catch((error) => message(String(error), true)));
   document.addEventListener("keydown", (event) => {
     if (event.target.closest("input, select")) return;
@@ -223,6 +241,7 @@ async function start() {
     `${state.files.length > 1 ? LETTERS[index] + ": " : ""}${file.agent} (${file.wins}/${file.games} won)`).join(" · ");
   $("status-rules").textContent = rulesText(state.files[0].rules);
   deallist.init(overview, openDeal);
+  loadAllLosing(false).catch((error) => message(String(error), true));
   const query = new URLSearchParams(location.search);
   state.reveal = query.get("reveal") === "1";
   $("reveal").checked = state.reveal;
