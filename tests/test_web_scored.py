@@ -144,6 +144,10 @@ def test_a_person_plays_a_seed_file_with_a_restart_and_compare_pairs_them_with_g
     assert summary["run"] == run_identity("human:ada", str(seed_file), Rules(), 0, 1000, Protocol().as_dict())
     assert summary["undos"] == 1 and summary["hints"] == 0 and summary["human_games"]["7"]["undos"] == 1
     assert summarize_results(csv_path, write=False)[1]["win_rate"] == summary["win_rate"]
+    from klondike_app.web.replays import load_results, position_json
+
+    watched = load_results(csv_path)  # klondike watch replays a person's games as an agent's
+    assert watched.agent == "human:ada" and position_json(watched.replays[6], records[0].moves)["won"]
 
     from klondike_app.cli import main
 
