@@ -65,6 +65,7 @@ class Analyses:
         self._running: dict[str, Future | list[Future]] = {}
         self._done: dict[str, object] = {}
         self._pool = executor
+        self._closed = False
         self._queue: deque[tuple[str, Replay]] = deque()  # games of analyse_all not yet in the worker
         self._queued: set[str] = set()  # their keys
         self._bulk: tuple[str, Future] | None = None  # the one of them in the worker
@@ -76,11 +77,16 @@ class Analyses:
             self._db.execute(SCHEMA)
 
     def close(self) -> None:
+        """Stop: queued games are dropped, a job still running ends unrecorded."""
         with self._lock:
+            self._queue.clear()
+            self._queued.clear()
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
             if self._db is not None:
                 self._db.close()
+                self._db = None
+            self._closed = True
 
     def _submit(self, function, *args) -> Future:
         if self._pool is None:  # a fresh interpreter: forking a threaded server is not safe
@@ -175,7 +181,8 @@ class Analyses:
 
     def _fed(self) -> None:
         with self._lock:
-            self._feed()
+            if not self._closed:
+                self._feed()
 
     def world_shares(self, replay: Replay, start: bool) -> dict:
         """Per move, ``[worlds won, worlds decided]`` (None while not computed); ``state`` is
