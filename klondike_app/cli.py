@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("solve", "solve deals: one deal's winning line, a sweep into a verdict CSV, or merged sweeps"),
     "evaluate-policy": ("evaluate_policy", "score a trained model on a seed set, all games batched"),
     "summarize": ("summarize", "rebuild and print the summary of a per-deal results CSV"),
+    "same-rows": ("same_rows", "do two runs give the same per-deal rows (timing aside)?"),
     "compare": ("compare", "put evaluation summaries side by side: a table, a paired test and a chart"),
     "train": ("train", "train MaskablePPO from a YAML config, or resume a run"),
     "plot-training": ("plot_training", "plot a training run's curves to a PNG and summarise it"),
@@ -36,6 +37,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "benchmark-table": ("benchmark_table", "rewrite the results tables of BENCHMARK.md and README.md from the committed summaries"),
     "play": ("web.play_command", "play Klondike in the browser (a web server on this machine)"),
     "watch": ("web.watch_command", "replay recorded games in the browser: step through them, see the losing move"),
+}
+
+
+# optional dependencies -> the extra that installs them (pyproject.toml)
+EXTRAS: dict[str, str] = {
+    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tensorboard": "train", "rich": "train",
+    "matplotlib": "plot", "starlette": "web", "uvicorn": "web", "platformdirs": "web", "imageio": "web",
+    "imageio_ffmpeg": "web", "ray": "ray", "mkdocs": "docs",
 }
 
 
@@ -71,7 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help()
         return 2
-    return int(args.run(args) or 0)
+    try:
+        return int(args.run(args) or 0)
+    except ModuleNotFoundError as error:  # an optional dependency: say which extra installs it
+        extra = EXTRAS.get((error.name or "").split(".")[0])
+        if extra is None:
+            raise
+        return fail(args, f"needs {error.name}, which is not installed: pip install 'klondike-env[{extra}]'")
 
 
 if __name__ == "__main__":

@@ -79,3 +79,22 @@ def test_every_subcommand_that_takes_a_deal_takes_a_deck(command):
         assert "--deck" not in options and "no --deck here" in sub.choices[command].description
     elif "--deal" in options:
         assert "--deck" in options
+
+
+def test_a_missing_optional_dependency_is_one_line_naming_its_extra(monkeypatch, capsys):
+    import klondike_app.summarize as summarize
+
+    def needs_matplotlib(args):
+        raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+
+    monkeypatch.setattr(summarize, "run", needs_matplotlib)
+    assert klondike("summarize", "x.csv") == 2
+    assert capsys.readouterr().err.strip() == ("klondike summarize: error: needs matplotlib, which is not installed: "
+                                               "pip install 'klondike-env[plot]'")
+
+    def needs_something_else(args):
+        raise ModuleNotFoundError("No module named 'nothing_optional'", name="nothing_optional")
+
+    monkeypatch.setattr(summarize, "run", needs_something_else)
+    with pytest.raises(ModuleNotFoundError):  # a broken install is not hidden
+        klondike("summarize", "x.csv")
