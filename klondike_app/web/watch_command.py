@@ -26,6 +26,8 @@ DEFAULT_PORT = 8734
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from klondike_app.web.watch_analysis import DEFAULT_NODES, DEFAULT_WORLD_NODES, DEFAULT_WORLDS
+
     parser.add_argument("results", nargs="+", metavar="RESULTS.csv",
                         help="a results CSV of 'klondike evaluate', or two of the same deals to compare")
     parser.add_argument("--deal", type=int, default=None, metavar="N", help="open this deal first")
@@ -33,14 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, default=None, metavar="FILE",
                         help="SQLite file keeping the solver's analyses (default: the play.sqlite3 of 'klondike play')")
     parser.add_argument("--nodes", type=positive_int, default=None, metavar="N",
-                        help="solver positions per position when looking for the losing move (default 200000)")
+                        help=f"solver positions per position when looking for the losing move (default {DEFAULT_NODES})")
     parser.add_argument("--worlds", type=positive_int, default=None, metavar="K",
-                        help="worlds sampled per move for 'sample worlds' (default 8)")
+                        help=f"worlds sampled per move for 'sample worlds' (default {DEFAULT_WORLDS})")
     parser.add_argument("--world-nodes", type=positive_int, default=None, metavar="N",
-                        help="solver positions per sampled world (default 20000)")
+                        help=f"solver positions per sampled world (default {DEFAULT_WORLD_NODES})")
     out = parser.add_argument_group("instead of serving")
     out.add_argument("--export", type=Path, default=None, metavar="FILE",
-                     help="write the game of --deal (of the first file) as an animated .gif or .mp4, one frame "
+                     help="write the game of --deal (of the first file that has it) as an animated .gif or .mp4, one frame "
                           "per position (moves + 1 frames)")
     out.add_argument("--fps", type=float, default=4.0, help="frames per second of --export (default 4)")
     out.add_argument("--screenshot", type=Path, default=None, metavar="PNG",
@@ -101,9 +103,10 @@ def run(args) -> int:
     if args.export is not None:
         from klondike_app.web.export import export_game
 
-        frames = export_game(files[0].replays[args.deal], args.export, args.fps)
+        results = next(results for results in files if args.deal in results.replays)
+        frames = export_game(results.replays[args.deal], args.export, args.fps)
         print(f"klondike watch: wrote {args.export} ({frames} frames: deal {args.deal}, "
-              f"{frames - 1} moves of {files[0].agent})")
+              f"{frames - 1} moves of {results.agent})")
         return 0
     if args.screenshot is not None:
         from klondike_app.web.watch_screenshot import take
