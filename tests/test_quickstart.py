@@ -4,8 +4,6 @@ three agents, compare."""
 from __future__ import annotations
 
 import json
-import runpy
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,13 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_quickstart_trains_evaluates_and_compares(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["quickstart.py", "--config", str(ROOT / "configs/tiny.yaml"),
-                                      "--seeds", "1-2", "--workers", "1", "--runs-dir", str(tmp_path)])
     monkeypatch.chdir(ROOT)
-    try:
-        runpy.run_path(str(ROOT / "scripts/quickstart.py"), run_name="__main__")
-    except SystemExit as stop:
-        assert stop.code == 0
+    assert klondike("quickstart", "--config", ROOT / "configs/tiny.yaml", "--seeds", "1-2", "--workers", "1",
+                    "--runs-dir", tmp_path) == 0
     out = capsys.readouterr().out
     assert "total_timesteps" not in out and "| time/" not in out  # no SB3 tables without --verbose
     (run_dir,) = tmp_path.iterdir()
