@@ -13,7 +13,7 @@ from pathlib import Path
 from klondike_app.web.screenshot import launch_chromium
 
 
-def take(path: Path, app, deal: int, move: int | None = None, width: int = 1200, height: int = 800) -> Path:
+def take(path: Path, app, deal: int, move: int | None = None, width: int = 1200, height: int = 860) -> Path:
     from playwright.sync_api import sync_playwright
 
     from klondike_app.web.serve import running_server

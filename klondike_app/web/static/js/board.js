@@ -1,7 +1,7 @@
 // One replayed table of the viewer: the position drawn by table.js, the move about to be played
 // marked on its cards and piles, and, when the answer carries them, the hidden cards revealed
 // (dimmed, and labelled as not seen by the player).
-import { cardElement, cardLabel } from "./cards.js";
+import { cardLabel } from "./cards.js";
 import { drawTable } from "./table.js";
 
 export function newBoard(container, title) {
@@ -13,16 +13,20 @@ export function newBoard(container, title) {
 
 function pile(board, name) { return board.querySelector(`.pile[data-pile="${name}"]`); }
 
-function revealColumns(board, revealed) {
+// The view with each face-down card replaced by the true card: drawn at the face-up spacing, so
+// that it can be read, then dimmed by markRevealed.
+function withRevealed(position) {
+  const tableau = position.tableau.map((cards, column) =>
+    cards.map((card, index) => (card === null ? position.revealed.tableau[column][index] : card)));
+  return { ...position, tableau };
+}
+
+function markRevealed(board, revealed) {
   revealed.tableau.forEach((cards, column) => {
-    const backs = pile(board, `col${column}`).querySelectorAll(".card.back");
-    backs.forEach((back, index) => {
-      const face = cardElement(cards[index]);
-      face.classList.add("revealed");
-      face.setAttribute("aria-label", `${cardLabel(cards[index])}, face down`);
-      for (const key of ["pile", "index"]) face.dataset[key] = back.dataset[key];
-      face.style.cssText = back.style.cssText;
-      back.replaceWith(face);
+    const elements = pile(board, `col${column}`).querySelectorAll(".card");
+    cards.forEach((card, index) => {
+      elements[index].classList.add("revealed");
+      elements[index].setAttribute("aria-label", `${cardLabel(card)}, face down`);
     });
   });
 }
@@ -56,10 +60,10 @@ export function drawBoard(board, position, status) {
   for (const element of board.querySelectorAll(".next-source, .next-target")) {
     element.classList.remove("next-source", "next-target");
   }
-  drawTable(position, board.querySelector(".table"));
+  drawTable(position.revealed ? withRevealed(position) : position, board.querySelector(".table"));
   board.querySelector(".stock-reveal").hidden = true;
   if (position.revealed) {
-    revealColumns(board, position.revealed);
+    markRevealed(board, position.revealed);
     revealStock(board, position.revealed);
   }
   markMove(board, position.next);
