@@ -240,3 +240,10 @@ def test_watch_refuses_three_files_and_a_file_that_is_not_results(capsys, tmp_pa
     bad.write_text("deal,won\n1,0\n")
     assert main(["watch", str(bad), "--no-open"]) == 2
     assert "bad.csv" in capsys.readouterr().err
+    assert main(["watch", str(tmp_path / "missing.csv"), "--no-open"]) == 2
+    assert "missing.csv" in capsys.readouterr().err
+    illegal = tmp_path / "illegal.csv"  # deal 1 opens with no card for the waste to play
+    illegal.write_text("deal,won,moves,foundation_cards,seconds,cpu_seconds,ending,actions\n1,0,1,0,0,0,dead,2\n")
+    assert main(["watch", str(illegal), "--no-open"]) == 2
+    error = capsys.readouterr().err
+    assert "illegal.csv: deal 1, move 1: action 2 is not legal" in error and error.count("\n") == 1
