@@ -56,8 +56,9 @@ class JobStats:
         return self.cpu_seconds / self.jobs if self.jobs else 0.0
 
     def line(self, unit: str = "deal") -> str:
+        units = unit + ("es" if unit.endswith("ch") else "s")
         tasks = f", {self.tasks} tasks" if self.tasks else ""
-        return (f"backend {self.backend} ({self.slots} workers{tasks}): {self.jobs} {unit}s in {self.wall_seconds:.1f} s "
+        return (f"backend {self.backend} ({self.slots} workers{tasks}): {self.jobs} {units} in {self.wall_seconds:.1f} s "
                 f"wall, {self.cpu_seconds_per_job:.3f} CPU-s per {unit}, worker peak memory {self.worker_peak_rss_mb:.0f} MB")
 
     def as_dict(self) -> dict:

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "label-moves": ("label_moves", "score each move of recorded games by whether the deal stayed winnable"),
     "analyse-losses": ("analyse_losses", "find the losing move of lost games on winnable deals"),
     "playthrough": ("playthrough", "write or regenerate golden playthrough files"),
+    "ray-costs": ("ray_costs", "Ray's cost per task here, and a run's deals per hour and cost on N workers"),
     "bench": ("bench", "speed and strength benchmarks: core, env, solver"),
     "benchmark-table": ("benchmark_table", "rewrite the results tables of BENCHMARK.md and README.md from the committed summaries"),
     "play": ("web.play_command", "play Klondike in the browser (a web server on this machine)"),

@@ -53,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
     same = len(set(first) & set(second)) - len(differ)
     print(f"{len(first)} and {len(second)} deals; {same} rows identical (timing columns aside), {len(differ)} differ, "
           f"{len(only)} in one file only")
+    timed = [deal for deal, _ in differ if "time" in (first[deal].get("stopped_by"), second[deal].get("stopped_by"))]
+    if timed:
+        print(f"{len(timed)} of the {len(differ)} that differ were stopped by the time limit in one file or both "
+              "(a time limit depends on the machine's speed and load)")
     for deal, columns in differ:
         stops = f"; stopped by {first[deal].get('stopped_by') or '-'} / {second[deal].get('stopped_by') or '-'}" \
             if "stopped_by" in first[deal] else ""

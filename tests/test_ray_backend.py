@@ -57,6 +57,16 @@ def test_greedy_and_a_solver_sweep_give_the_same_rows_on_both_backends(local_ray
     assert json.loads((tmp_path / "ray.json").read_text())["jobs"]["backend"] == "ray"
 
 
+def test_batched_policy_play_gives_the_same_rows_for_the_same_batches(local_ray, tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from agents.training.evaluation import evaluate_policy_file
+
+    model = ROOT / "models" / "ppo_draw3_actions_bc" / "model.zip"
+    runs = [evaluate_policy_file(model, "1-12", batch=4, backend=backend, out_dir=tmp_path / name, max_moves=200)[1]
+            for name, backend in (("local", None), ("ray", RAY))]
+    assert _rows(runs[1]["csv"]) == _rows(runs[0]["csv"]) and len(_rows(runs[0]["csv"])) == 12
+
+
 def _descendants(pid: int) -> set[int]:
     parents = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):

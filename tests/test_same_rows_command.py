@@ -24,6 +24,17 @@ def test_a_differing_row_and_a_missing_deal_are_named(tmp_path, capsys):
                    "deal 1: moves '90' / '91'"]
 
 
+def test_sweep_rows_that_a_time_limit_stopped_are_counted(tmp_path, capsys):
+    sweep = "deal,status,solution_length,nodes,seconds,stopped_by\n"
+    (tmp_path / "a.csv").write_text(sweep + "1,SOLVED,90,10,0.1,\n2,UNKNOWN,,500,10.0,time\n")
+    (tmp_path / "b.csv").write_text(sweep + "2,UNKNOWN,,400,10.2,time\n1,SOLVED,90,10,0.3,\n")
+    assert klondike("same-rows", tmp_path / "a.csv", tmp_path / "b.csv") == 1
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "1 of the 1 that differ were stopped by the time limit in one file or both "
+        "(a time limit depends on the machine's speed and load)",
+        "deal 2: nodes '500' / '400'; stopped by time / time"]
+
+
 @pytest.mark.parametrize("content, message", [
     (None, "cannot read"),
     ("name,won\nx,1\n", "has no 'deal' column"),

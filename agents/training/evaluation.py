@@ -138,9 +138,45 @@ def evaluate_model(model, deals, env_kwargs: dict[str, Any], deterministic: bool
     return {"records": records, "summary": summarize(records, env_rules(env_kwargs))}
 
 
+_worker_model = None  # a Ray worker's model, loaded once (_load_worker_model)
+
+
+def _load_worker_model(model_path: str) -> None:
+    global _worker_model
+    from agents.policy import load_model
+
+    _worker_model = load_model("MaskablePPO", model_path)
+
+
+def _play_batch(job: tuple) -> list[GameRecord]:
+    deals, env_kwargs, deterministic, seed, no_repeat = job
+    return evaluate_model(_worker_model, deals, env_kwargs, deterministic=deterministic, seed=seed,
+                          no_repeat=no_repeat)["records"]
+
+
+def play_batches(model, model_path, deals: list[int], env_kwargs: dict[str, Any], *, deterministic: bool, seed: int,
+                 no_repeat: bool, batch: int | None, backend, on_record, progress: bool = False) -> None:
+    """Play ``deals`` in batches of ``batch`` deals (None: one batch), the ``k``-th batch's sampled
+    actions seeded with ``seed + k``; locally one batch after another with ``model``, on Ray one
+    task per batch, each worker loading ``model_path`` once. The same batches give the same rows
+    on both backends."""
+    from agents.jobs import run_jobs
+
+    size = batch or max(len(deals), 1)
+    jobs = [(deals[start:start + size], env_kwargs, deterministic, seed + index, no_repeat)
+            for index, start in enumerate(range(0, len(deals), size))]
+    if backend is None or backend.name == "local":
+        for batch_deals, _, _, batch_seed, _ in jobs:
+            evaluate_model(model, batch_deals, env_kwargs, deterministic=deterministic, seed=batch_seed,
+                           no_repeat=no_repeat, on_record=on_record)
+        return
+    run_jobs(_play_batch, jobs, _load_worker_model, (str(model_path),), backend, progress=progress, desc="batches",
+             unit="batch", on_result=lambda records: [on_record(record) for record in records], init_here=False)
+
+
 def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool = False, max_moves: int = 1000,
                          seed: int = 0, out_dir="results", command: str | None = None, no_repeat: bool | None = None,
-                         overwrite: bool = False):
+                         overwrite: bool = False, batch: int | None = None, backend=None, progress: bool = False):
     """Score a saved model on a seed set, all deals batched; writes the harness's CSV + JSON.
 
     The same protocol as ``klondike evaluate --agent policy:...`` (one try per deal,
@@ -187,14 +223,16 @@ def evaluate_policy_file(model_path, seeds: str = "test", *, deterministic: bool
         "seeds": seeds_name,
         "seed": seed,
         "max_moves": max_moves,
-        "workers": 1,
+        "workers": 1 if backend is None else backend.workers,
+        "batch": batch,
+        "backend": "local" if backend is None else backend.name,
         "command": command,
         "code_version": code_version(),
         "note": "batched play (agents.training.evaluation); seconds per game are each game's share of the batch's time",
     }
     def play(remaining: list[int], on_record) -> None:
-        evaluate_model(model, remaining, env_kwargs, deterministic=deterministic, seed=seed, no_repeat=no_repeat,
-                       on_record=on_record)
+        play_batches(model, model_path, remaining, env_kwargs, deterministic=deterministic, seed=seed,
+                     no_repeat=no_repeat, batch=batch, backend=backend, on_record=on_record, progress=progress)
 
     identity = run_identity(label, seeds_name, rules, seed, max_moves)
     return run_evaluation(play, identity, deals, rules, out_dir, result_stem(label, seeds_name, rules, seed, max_moves),
