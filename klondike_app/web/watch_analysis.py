@@ -53,6 +53,15 @@ def _worlds_job(deck: tuple[int, ...], rules: dict, actions: tuple[int, ...], mo
     return list(world_share(game, actions[move - 1], worlds, nodes, seed=move))
 
 
+def _warm_job() -> None:
+    """Load the solver (its compiled kernels come from numba's cache): the first analysis asked
+    for then starts at once."""
+    from agents.analysis import losing_move
+    from klondike_env.game import Game
+
+    losing_move(Game.new(1), [], 1)
+
+
 class Analyses:
     """Analyses of replays by key, each started once; ``db_path``: where finished ones are kept."""
 
@@ -92,6 +101,11 @@ class Analyses:
         if self._pool is None:  # a fresh interpreter: forking a threaded server is not safe
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         return self._pool.submit(function, *args)
+
+    def warm_up(self) -> None:
+        """Start the worker now rather than at the first request."""
+        with self._lock:
+            self._submit(_warm_job)
 
     def _key(self, kind: str, replay: Replay, **budget) -> str:
         text = json.dumps([kind, replay.deck, asdict(replay.rules), replay.actions, budget], sort_keys=True)

@@ -118,7 +118,9 @@ def run(args) -> int:
     from klondike_app.web.serve import serve
 
     db = args.db or default_db()
-    app = create_watch_app(files, analyses_of(args, verdicts, db))
+    analyses = analyses_of(args, verdicts, db)
+    analyses.warm_up()
+    app = create_watch_app(files, analyses)
     deal = args.deal if args.deal is not None else ""
     names = " and ".join(str(results.path) for results in files)
     return serve(app, args.host, args.port, not args.no_open,
