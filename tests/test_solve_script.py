@@ -34,6 +34,30 @@ def test_sweep_writes_one_row_a_deal_and_the_estimate(tmp_path):
     assert f"SOLVED {solved}," in run.stdout and "winnable (UNKNOWN as losses)" in run.stdout
 
 
+def test_a_sweep_resumes_and_refuses_other_settings_in_its_csv(tmp_path, capsys):
+    out = tmp_path / "sweep.csv"
+    sweep = ["--deals", "1-4", "--node-limit", "2000", "--memory-mb", "8", "--csv", str(out), "--quiet"]
+    assert _script().main(sweep) == 0
+    complete = out.read_text()
+
+    def verdicts():  # the rows without the seconds, which time the machine
+        return [(deal, row["status"], row["nodes"]) for deal, row in read_verdict_rows(out).items()]
+
+    solved = verdicts()
+    # a sweep cut short after two deals (its last row cut by the kill): the same command finishes it
+    out.write_text("\n".join(complete.splitlines()[:3]) + "\n4,SOL")
+    assert _script().main(sweep) == 0
+    assert verdicts() == solved and out.read_text().startswith("\n".join(complete.splitlines()[:3]))
+    assert "(2 deals resumed from the CSV)" in capsys.readouterr().out
+    complete = out.read_text()
+    assert _script().main([*sweep[:3], "3000", *sweep[4:]]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"klondike solve: error: {out.with_suffix('.json')} holds another run (node_limit 2000, not 3000): "
+        "give another --csv, or --overwrite to replace it")
+    assert out.read_text() == complete
+    assert _script().main([*sweep[:3], "3000", *sweep[4:], "--overwrite"]) == 0
+
+
 def test_merge_lets_a_later_file_decide_a_deal(tmp_path, capsys):
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
     first.write_text(f"{FIELDS}\n1,SOLVED,90,10,0.1,\n2,UNKNOWN,,300,0.2,nodes\n3,UNSOLVABLE,,5,0.0,\n4,UNKNOWN,,300,0.2,nodes\n")
