@@ -11,6 +11,10 @@ workers of a machine share.
 Exactly once: only this process receives results, and it keeps the index of every job already
 delivered. Ray runs a task again when its worker dies (up to :data:`MAX_RETRIES` times); the
 retried task's results arrive once, and a result for a job already delivered would be dropped.
+
+Two tasks per CPU of the cluster are queued at a time (the CPUs are counted again every
+:data:`RECOUNT_SECONDS`, so nodes that join are used), which does not ask an autoscaler for more
+nodes: give a cluster its size before the run.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from agents.backend import Backend, BackendError, JobStats, peak_rss_mb
 
 TARGET_TASK_SECONDS = 2.0
 MAX_RETRIES = 3
+RECOUNT_SECONDS = 10.0  # how often the cluster's CPUs are counted again
 
 
 class RayBackendError(BackendError):
@@ -92,9 +97,8 @@ def run_on_ray(work, jobs: list, init, init_args: tuple, backend: Backend, deliv
     per job as its chunk returns; results in job order."""
     started = connect(backend)
     try:
-        cpus = ray.cluster_resources().get("CPU", 1)
-        slots = max(1, int(cpus))
-        stats.slots = slots
+        slots = stats.slots = _cpus()
+        counted = time.monotonic()
         task = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(run_chunk)
         shared = ray.put((work, init, init_args))  # sent to the object store once, not with every task
         chunker = Chunker(slots, backend.chunk_size)
@@ -105,6 +109,9 @@ def run_on_ray(work, jobs: list, init, init_args: tuple, backend: Backend, deliv
         busy = set_up = 0.0
         try:
             while waiting or in_flight:
+                if time.monotonic() - counted > RECOUNT_SECONDS:  # nodes that joined since get tasks too
+                    slots, counted = _cpus(), time.monotonic()
+                    chunker.slots, stats.slots = slots, max(stats.slots, slots)
                 while waiting and len(in_flight) < 2 * slots:  # a queued task per worker: none waits on this loop
                     size = chunker.next_size(len(waiting))
                     chunk = [waiting.popleft() for _ in range(min(size, len(waiting)))]
@@ -132,6 +139,10 @@ def run_on_ray(work, jobs: list, init, init_args: tuple, backend: Backend, deliv
     finally:
         if started:
             ray.shutdown()
+
+
+def _cpus() -> int:
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
 def _get(ref):
