@@ -20,9 +20,7 @@ from klondike_env.core import DRAW
 ROOT = Path(__file__).resolve().parents[1]
 ENDINGS = {"won", "dead", "resigned", "move limit"}
 FAST_AGENTS = [
-    "random", "greedy", "determinized:samples=3,nodes=2000", "determinized:samples=3,nodes=2000,tiebreak=solver",
-    "determinized:samples=3,nodes=2000,tie_margin=1", "determinized:samples=3,nodes=2000,unit=reveal",
-    "oracle:nodes=50000",
+    "random", "greedy", "determinized:samples=3,nodes=2000", "oracle:nodes=50000",
 ]
 
 
@@ -111,11 +109,11 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are batch, budget, by_class, candidates, check, keep, nodes, retry, reveal_margin, "
-                                  "samples, scout, see_stock, tie_margin, tiebreak, unit, widen"),
+        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, keep, nodes, retry, "
+                                  "samples, scout, see_stock"),
+        ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
+                                     "budget, by_class, check, keep, nodes, retry, samples, scout, see_stock"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
-        ("determinized:unit=move", "bad value 'move' for option 'unit' of agent 'determinized': allowed values are action, reveal"),
-        ("determinized:tiebreak=best", "bad value 'best' for option 'tiebreak' of agent 'determinized': allowed values are solver, greedy"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
         ("determinized:samples=-1", "bad value '-1' for option 'samples' of agent 'determinized': must be >= 1"),
@@ -227,21 +225,7 @@ def test_determinized_first_looks_through_the_stock_when_passes_are_free(max_pas
         assert game.stock == () and len(game.waste) == 24  # every talon card now seen
 
 
-def test_determinized_prefers_a_revealing_move_only_within_the_margin():
-    from agents.base import PlayerView
-    from agents.determinized import DeterminizedAgent
-
-    deal = next(d for d in range(1, 200)
-                if any(a > 1 and PlayerView(Game.new(d)).effect(a).flips for a in Game.new(d).legal_actions()))
-    view = PlayerView(Game.new(deal))
-    flip = next(a for a in view.legal_actions if a > 1 and view.effect(a).flips)
-    agent = DeterminizedAgent(reveal_margin=1)
-    assert agent._prefer_reveal(view, [DRAW, flip], {DRAW: [None] * 5, flip: [None] * 4}) == flip
-    assert agent._prefer_reveal(view, [DRAW, flip], {DRAW: [None] * 5, flip: [None] * 3}) == DRAW
-    assert make_agent("determinized:samples=2,nodes=500,reveal_margin=2").reveal_margin == 2
-
-
-def test_greedy_tiebreak_decides_only_among_near_ties():
+def test_greedy_priority_decides_only_among_exact_ties():
     from agents.base import PlayerView
     from agents.determinized import DeterminizedAgent
 
@@ -250,68 +234,10 @@ def test_greedy_tiebreak_decides_only_among_near_ties():
     view = PlayerView(Game.new(deal))
     flip = next(a for a in view.legal_actions if a > 1 and view.effect(a).flips)
     lines = {DRAW: [None] * 3, flip: [None] * 1}
-    agent = DeterminizedAgent()  # tiebreak=greedy by default
+    agent = DeterminizedAgent()
     agent.reset(DealInfo(seed=0, rules=Rules()))
     assert agent._ranked(view, {DRAW: [None] * 4, flip: [None] * 4}, lines) == [flip, DRAW]  # greedy draws last
     assert agent._ranked(view, {DRAW: [None] * 5, flip: [None] * 4}, lines) == [DRAW, flip]
-    solver = DeterminizedAgent(tiebreak="solver")
-    assert solver._ranked(view, {DRAW: [None] * 4, flip: [None] * 4}, lines) == [DRAW, flip]  # more solutions
-    margin = DeterminizedAgent(tiebreak="greedy", tie_margin=1)
-    margin.reset(DealInfo(seed=0, rules=Rules()))
-    assert margin._ranked(view, {DRAW: [None] * 5, flip: [None] * 4}, lines) == [flip, DRAW]
-    assert margin._ranked(view, {DRAW: [None] * 6, flip: [None] * 4}, lines) == [DRAW, flip]
-
-
-def test_first_stretch_ends_at_the_first_reveal_and_replays_in_every_world():
-    """A winning line's stretch stops right after the first move that shows a hidden card;
-    its moves are legal, and reveal at the same move, in any world the player cannot tell apart."""
-    from agents.determinized import first_stretch
-    from klondike_env import solve
-
-    checked = 0
-    for deal in range(1, 40):
-        game = Game.new(deal)
-        result = solve(game, node_limit=20000)
-        if result.status != "SOLVED":
-            continue
-        hidden = len(game.hidden_cards())
-        stretch, (before, action) = first_stretch(game, result.actions, hidden)
-        assert stretch == result.actions[: len(stretch)] and stretch[-1] == action
-        view = PlayerView(game)
-        for world_seed in range(3):
-            world = view.sample_world(world_seed)
-            counts = []
-            for move in stretch:
-                world.step(move)  # raises if illegal
-                counts.append(len(world.hidden_cards()))
-            assert counts[:-1] == [hidden] * (len(stretch) - 1) and counts[-1] < hidden
-        checked += 1
-    assert checked >= 20
-
-
-def test_reveal_unit_plays_its_whole_stretch_before_voting_again():
-    """Between two reveals nothing new is learned, so the agent follows the stretch it chose
-    without solving again; it solves afresh only after the stretch's reveal."""
-    agent = make_agent("determinized:samples=3,nodes=2000,unit=reveal")
-    agent.reset(DealInfo(seed=1, rules=Rules()))
-    game = Game.new(3)
-    stretches = followed = 0
-    for _ in range(80):
-        hidden = len(game.hidden_cards())
-        solves_before = agent.solves
-        following = bool(agent._stretch)
-        action = agent.act(PlayerView(game))
-        if action == RESIGN:
-            break
-        if following:
-            assert agent.solves == solves_before  # on a chosen stretch: no solving
-            followed += 1
-        game.step(action)
-        if len(game.hidden_cards()) < hidden:
-            assert agent._stretch == []  # a reveal ends the stretch
-            stretches += 1
-    assert stretches >= 2
-    assert followed >= 10  # moves played from a chosen stretch (54 of the 80 when written)
 
 
 def test_first_losing_move_brackets_the_loss():
@@ -435,14 +361,13 @@ def face_down(game: Game) -> list[int]:
     return [card for column in game.tableau for card, up in column if not up]
 
 
-@pytest.mark.parametrize("unit", ["action", "reveal"])
-def test_stock_visible_determinized_never_reads_a_face_down_card(unit):
+def test_stock_visible_determinized_never_reads_a_face_down_card():
     """With the stock shown, the face-down tableau cards stay hidden: at every decision of a
     game, the agent (in the same state) plays the same move in a world whose face-down
     cards lie elsewhere, the stock kept."""
     import copy
 
-    agent = make_agent(f"determinized:samples=3,nodes=2000,see_stock=true,unit={unit}")
+    agent = make_agent("determinized:samples=3,nodes=2000,see_stock=true")
     assert agent.sees_stock and not agent.sees_hidden_cards and "see_stock=true" in agent.label
     agent.reset(DealInfo(seed=4, rules=Rules()))
     game = Game.new(6)
