@@ -22,7 +22,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Callable
 
-from klondike_env.cli import read_text
+from klondike_env.cli import prepare_output_file, read_text
 from klondike_env.rules import Rules
 
 #: the CSV's columns, in order (readers: :func:`read_game_rows`, ``klondike compare``, pretraining)
@@ -245,6 +245,17 @@ def finish_results(files: ResultsFiles, deals: list[int], summary: dict) -> tupl
     summary = {**summary, "run": files.identity, "complete": len(records) == len(deals), "csv": str(files.csv_path)}
     write_json(files.json_path, summary)
     return files.json_path, summary
+
+
+def resumable_csv(path: str | os.PathLike, option: str) -> Path:
+    """The CSV a resumable run writes at ``path`` (its JSON goes beside it, same name): checked
+    before the work that fills it -- a name ending in ``.csv`` and a folder that can be written --
+    else a one-line ``ValueError`` naming ``option``."""
+    path = Path(path)
+    if path.suffix != ".csv":
+        raise ValueError(f"bad {option} {str(path)!r}: the file name ends in .csv (its settings go to the .json beside it)")
+    prepare_output_file(path, option)
+    return path
 
 
 def run_resumable(play, identity: dict, deals: list[int], out_dir: str | os.PathLike, stem: str, summarize, *,

@@ -8,6 +8,10 @@ position the teacher's move is recorded as the label. Add the file to a config's
 ``pretrain.demonstrations`` to clone the teacher on the positions the learner reaches
 (agents/training/dagger.py). Deals of the evaluation sets (test, val: 1-2000) are refused.
 --backend ray plays and labels the games as Ray tasks (docs/ray.md); the labels are the same.
+
+Each game's row is written to the CSV as the game ends, and the run's settings to the JSON beside
+it; the same command run again resumes (deals already in the CSV are skipped), other settings
+for the same CSV are refused unless --overwrite.
 """
 
 from __future__ import annotations
@@ -29,7 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-moves", type=positive_int, default=400, help="moves before a game is stopped (default 400)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="processes (default: all cores)")
     parser.add_argument("--seed", type=nonnegative_int, default=0, help="run seed; each deal's seeds derive from it")
-    parser.add_argument("--out", required=True, help="CSV to write")
+    parser.add_argument("--out", required=True,
+                        help="CSV to write, a row per game as it ends (its settings and summary go to the .json "
+                             "beside it; the same command again resumes it)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a CSV of other settings (the same run resumes without it)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     backend_options.add_arguments(parser)
 
@@ -38,9 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from agents.base import AgentOptionError
     from agents.jobs import BackendError
     from agents.evaluation import SeedSetError, load_seed_set
-    from agents.training.dagger import label_deals, write_labelled_games
+    from agents.training.dagger import label_deals_into
     from agents.training.pretrain import evaluation_deals
-    from klondike_env.cli import prepare_output_file
     from klondike_env.rules import Rules
 
     try:
@@ -50,16 +57,14 @@ def run(args: argparse.Namespace) -> int:
         if overlap:
             raise SeedSetError(f"--deals {args.deals} includes deal {overlap[0]} of the {forbidden[overlap[0]]!r} set: "
                                "label deals outside the evaluation sets (1-2000)")
-        prepare_output_file(args.out, "--out")  # before labelling: a bad path must not cost the games
-        games = label_deals(args.learner, args.teacher, deals, Rules(draw_count=args.draw), beta=args.beta,
-                            max_moves=args.max_moves, seed=args.seed, progress=not args.quiet,
-                            backend=backend_options.backend_of(args))
+        _, summary = label_deals_into(args.out, args.learner, args.teacher, deals, Rules(draw_count=args.draw),
+                                      beta=args.beta, max_moves=args.max_moves, seed=args.seed,
+                                      backend=backend_options.backend_of(args), overwrite=args.overwrite,
+                                      progress=not args.quiet, command=getattr(args, "command_line", None))
     except (ValueError, AgentOptionError, BackendError) as error:
         return fail(args, error)
-    path = write_labelled_games(games, args.out)
-    labels = sum(len(game.labels) for game in games)
-    agree = sum(a == b for game in games for a, b in zip(game.actions, game.labels))
-    print(f"{len(games)} games ({sum(game.won for game in games)} won), {labels} labelled positions, "
-          f"{agree / max(labels, 1):.1%} of moves played are the teacher's label")
-    print(path)
+    resumed = f"; {summary['resumed_games']} games resumed from the CSV" if summary["resumed_games"] else ""
+    print(f"{summary['games']} games ({summary['wins']} won), {summary['labels']} labelled positions, "
+          f"{summary['teacher_moves_played']:.1%} of moves played are the teacher's label{resumed}")
+    print(summary["csv"])
     return 0

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from agents.evaluation import wilson_interval
 from agents.jobs import Backend, BackendError, JobStats, run_jobs
-from agents.results import RowFormat, run_resumable
+from agents.results import RowFormat, resumable_csv, run_resumable
 from klondike_app import backend_options
 from klondike_app.cli import fail
 from klondike_env import Game, Rules
@@ -240,10 +240,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             deals = parse_deals(args.deals)
             backend = backend_options.backend_of(args)
-            path = Path(args.csv or f"solve_draw{rules.draw_count}.csv")
-            if path.suffix != ".csv":
-                raise ValueError(f"bad --csv {str(path)!r}: a sweep's file name ends in .csv (its JSON goes beside it)")
-            prepare_output_file(path, "--csv")
+            path = resumable_csv(args.csv or f"solve_draw{rules.draw_count}.csv", "--csv")
             sweep(deals, rules, args, path, backend, progress=not args.quiet)
     except (ValueError, BackendError) as error:
         return fail(args, error)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +35,26 @@ def klondike(*argv) -> int:
 def klondike_command(*argv) -> list[str]:
     """The ``klondike`` command line that runs this checkout's code (``-m`` from the repository root)."""
     return [sys.executable, "-m", "klondike_app", *map(str, argv)]
+
+
+def kill_part_way(command: list[str], csv_path: Path, rows: int, timeout: float = 240) -> None:
+    """Run ``command`` (this checkout's code) and SIGKILL it once ``csv_path`` holds more than
+    ``rows`` rows, or when it ends or ``timeout`` passes; then its process group, where the
+    helpers of a local Ray it started can outlive it."""
+    root = Path(__file__).resolve().parents[1]
+    process = subprocess.Popen(command, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        if csv_path.is_file() and csv_path.read_bytes().count(b"\n") > rows:
+            break
+        time.sleep(0.02)
+    os.kill(process.pid, signal.SIGKILL)  # the driver alone first: a local Ray sees its driver die
+    process.wait()
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def deck_position(row: int, col: int) -> int:

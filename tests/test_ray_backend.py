@@ -20,7 +20,7 @@ ray = pytest.importorskip("ray")
 from agents.evaluation import evaluate  # noqa: E402
 from agents.jobs import Backend, run_jobs  # noqa: E402
 from klondike_app.cli import main  # noqa: E402
-from tests.conftest import klondike_command  # noqa: E402
+from tests.conftest import kill_part_way, klondike_command  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -128,19 +128,7 @@ def test_a_killed_driver_resumes_with_the_same_rows(tmp_path):
     command = klondike_command("evaluate", "--agent", "greedy", "--seeds", "1-80", "--backend", "ray", "--workers", "2",
                                "--chunk-size", "2", "--out", out, "--quiet")
     csv_path = out / "greedy_1-80_draw3.csv"
-    process = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        if csv_path.is_file() and csv_path.read_text().count("\n") >= 8:
-            break
-        time.sleep(0.05)
-    os.kill(process.pid, signal.SIGKILL)  # the driver only: its local Ray sees it die
-    process.wait()
-    try:  # two of Ray's helper processes can outlive a SIGKILLed driver: end them (same process group)
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    kill_part_way(command, csv_path, 7, timeout=120)
     kept = _rows(csv_path)
     assert 5 <= len(kept) < 80, "the run was not killed part-way"
     finished = subprocess.run(command, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from conftest import kill_part_way
 
 import agents.evaluation as harness
 from agents.evaluation import evaluate, summarize_results
@@ -80,14 +79,7 @@ def test_a_killed_run_keeps_its_rows_and_the_same_command_finishes_it(tmp_path):
     command = [sys.executable, "-m", "klondike_app", "evaluate", "--agent", "random", "--seeds", "1-400", "--workers", "2",
                "--max-moves", "400", "--out", str(out), "--quiet"]
     csv_path = out / "random_1-400_draw3_max400.csv"
-    process = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and process.poll() is None:
-        if csv_path.is_file() and csv_path.read_text().count("\n") > 6:
-            break
-        time.sleep(0.02)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+    kill_part_way(command, csv_path, 6)
     kept = _games(csv_path)
     assert 5 <= len(kept) < 400, "the run was not killed part-way"
     finished = subprocess.run(command, cwd=ROOT, env=ENV, capture_output=True, text=True)
