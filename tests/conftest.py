@@ -38,8 +38,8 @@ def klondike_command(*argv) -> list[str]:
 
 
 def kill_part_way(command: list[str], csv_path: Path, rows: int, timeout: float = 240) -> None:
-    """Run ``command`` (this checkout's code) and SIGKILL it once ``csv_path`` holds more than
-    ``rows`` rows, or when it ends or ``timeout`` passes; then its process group, where the
+    """Run ``command`` (this checkout's code) and SIGKILL it once ``csv_path`` holds ``rows`` rows
+    below its header, or when it ends or ``timeout`` passes; then its process group, where the
     helpers of a local Ray it started can outlive it."""
     root = Path(__file__).resolve().parents[1]
     process = subprocess.Popen(command, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},

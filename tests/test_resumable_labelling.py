@@ -35,11 +35,11 @@ def _lines(path: Path) -> list[bytes]:
 
 
 def _killed_and_finished(command: tuple, csv_path: Path, rows: int, total: int) -> list[bytes]:
-    """Kill ``command`` once ``csv_path`` holds more than ``rows`` rows, check it stopped part-way, run it again to
-    the end; the rows kept by the kill."""
+    """Kill ``command`` once ``csv_path`` holds ``rows`` rows, check it stopped part-way, run it again to the end;
+    the rows kept by the kill."""
     kill_part_way(klondike_command(*command), csv_path, rows)
     kept = _lines(csv_path)
-    assert rows < len(kept) < total, "the run was not killed part-way"
+    assert rows <= len(kept) < total, "the run was not killed part-way"
     finished = subprocess.run(klondike_command(*command), cwd=ROOT, capture_output=True, text=True, timeout=300,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert finished.returncode == 0, finished.stderr
@@ -49,14 +49,14 @@ def _killed_and_finished(command: tuple, csv_path: Path, rows: int, total: int) 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_killed_dagger_run_finishes_as_a_run_never_stopped(backend, tmp_path):
-    deals = ("--deals", "30001-30160")
+    deals = ("--deals", "30001-30100")
     assert klondike(*DAGGER, *deals, "--workers", "1", "--out", tmp_path / "whole.csv") == 0
     out = tmp_path / "resumed.csv"
-    kept = _killed_and_finished((*DAGGER, *deals, *_backend(backend), "--out", out), out, 8, 160)
+    kept = _killed_and_finished((*DAGGER, *deals, *_backend(backend), "--out", out), out, 8, 100)
     assert out.read_bytes() == (tmp_path / "whole.csv").read_bytes()  # every deal once, in deal order
     assert set(kept) <= set(_lines(out))  # the rows written before the kill, as they were
     summary = json.loads(out.with_suffix(".json").read_text())
-    assert summary["complete"] and summary["games"] == 160 and summary["resumed_games"] >= len(kept)
+    assert summary["complete"] and summary["games"] == 100 and summary["resumed_games"] >= len(kept)
 
 
 @pytest.fixture(scope="module")
