@@ -24,7 +24,7 @@ def test_every_row_has_its_command_and_commit():
     assert len(table) == len(summaries)
     for row, summary in zip(table, summaries):
         assert f"`{summary['code_version']}`" in row
-        assert "python " in row and "--seeds" in row
+        assert ("`klondike evaluate " in row or "`python scripts/evaluate.py " in row) and "--seeds" in row
 
 
 def _copy_repo_part(tmp_path: Path) -> Path:
