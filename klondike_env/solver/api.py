@@ -37,13 +37,11 @@ DEFAULT_MEMORY_MB = 512
 
 def prepare(memory_limit_mb: float = DEFAULT_MEMORY_MB, node_limit: int | None = None) -> None:
     """Compile (or load) the kernels and allocate the table, so no timed solve pays for them."""
-    tables = [table_for(table_capacity(memory_limit_mb, node_limit))]
+    table_for(table_capacity(memory_limit_mb, node_limit))  # a table touches its pages when it is made
     if node_limit is None or node_limit > PROBE_AFTER:
-        tables.append(table_for(probe_capacity(memory_limit_mb), "probe"))
+        table_for(probe_capacity(memory_limit_mb), "probe")
     if node_limit is None or node_limit > BEST_AFTER:
-        tables.append(table_for(best_capacity(memory_limit_mb), "best"))
-    for table in tables:
-        table.keys.fill(0)  # touch every page now (the OS hands out zeroed pages lazily)
+        table_for(best_capacity(memory_limit_mb), "best")
     # compile (or load) every search's kernels: deal 1 runs past the point where the probes and
     # the best-first search join, over classes and over positions
     warm_up = 3 * max(PROBE_AFTER, BEST_AFTER) + 1000

@@ -25,6 +25,7 @@ from klondike_env.core import (
 
 from klondike_env.solver.control import EXHAUSTED, FULL, RUNNING, WON, ControlledSearch
 from klondike_env.solver.keys import KEY_WORDS, key_modes, mix_key, search_key
+from klondike_env.solver.memory import search_array
 from klondike_env.solver.moves import MAX_MOVES, apply_move, auto_play, generate_moves, solution_actions
 from klondike_env.solver.stuck import stuck_for_good
 from klondike_env.solver.table import ENTRY_BYTES, MAX_FILL, prefetch_entry, table_capacity, table_for, table_insert
@@ -283,13 +284,13 @@ class BestFirst(ControlledSearch):
         rest = max(0.0, memory_bytes - capacity * ENTRY_BYTES)
         slots = max(2, int(rest / (BEST_SLOT_BYTES + BEST_QUEUE_PER_SLOT * BEST_QUEUE_BYTES)))
         queue = max(2 * MAX_MOVES, int(slots * BEST_QUEUE_PER_SLOT))
-        self.store = np.empty((slots, PACKED_SIZE), np.int8)
-        self.parent = np.empty(slots, np.int32)
-        self.via = np.empty(slots, np.int32)
-        self.depth = np.empty(slots, np.int32)  # search moves from the root
-        self.heap_key = np.empty(queue, np.int64)
-        self.heap_parent = np.empty(queue, np.int32)
-        self.heap_via = np.empty(queue, np.int32)
+        self.store = search_array((slots, PACKED_SIZE), np.int8)
+        self.parent = search_array(slots, np.int32)
+        self.via = search_array(slots, np.int32)
+        self.depth = search_array(slots, np.int32)  # search moves from the root
+        self.heap_key = search_array(queue, np.int64)
+        self.heap_parent = search_array(queue, np.int32)
+        self.heap_via = search_array(queue, np.int32)
         self.ctrl = np.zeros(6, np.int64)
         _best_first_start(root, rules_array, talon_index, key_flags, self.table.keys, self.epoch, self.store,
                           self.parent, self.via, self.depth, self.heap_key, self.heap_parent, self.heap_via,

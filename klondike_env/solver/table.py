@@ -14,6 +14,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from klondike_env.solver.keys import KEY_WORDS, mix_key
+from klondike_env.solver.memory import search_array
 from klondike_env.solver.results import SolverInputError
 
 ENTRY_WORDS = 4  # the key words and the epoch stamp, side by side: one cache line per probe
@@ -171,7 +172,7 @@ class Table:
     """A transposition table kept between calls; an epoch stamp empties it in O(1)."""
 
     def __init__(self, capacity: int):
-        self.keys = np.zeros((capacity, ENTRY_WORDS), np.int64)
+        self.keys = search_array((capacity, ENTRY_WORDS), np.int64, keep=True)
         self.epoch = 0
 
     def next_epoch(self, count: int = 1) -> int:
