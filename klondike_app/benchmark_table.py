@@ -12,7 +12,8 @@ nothing outside the markers is touched, so the protocol text stays hand-written.
 
 A person's row (``klondike play --seeds SET --player NAME`` writes its summary, agent
 ``human:NAME``) is labelled as a person's, one try per deal, with the protocol played under,
-and its time per game is the person's own playing time.
+and its time per game is the person's own playing time. A run on the stock-visible track (an
+agent shown the stock's order, ``determinized:see_stock=true``) is labelled as that track.
 """
 
 from __future__ import annotations
@@ -105,6 +106,8 @@ def _agent_label(summary: dict) -> str:
         return label + f" — **a person**: {summary.get('protocol_text', 'one try per deal')}"
     if _agent_name(summary) in UPPER_BOUND or summary.get("sees_hidden_cards"):
         label += " — **upper bound, sees hidden cards**"
+    elif summary.get("sees_stock"):
+        label += " — **stock-visible track: sees the stock's order** (face-down cards hidden)"
     return label
 
 
