@@ -70,10 +70,13 @@ def overhead(args: argparse.Namespace) -> None:
         stats = JobStats("ray")
         run_jobs(abs, list(range(args.tasks)), int, (), backend, progress=False, stats=stats)
     finally:
+        stop = time.perf_counter()
         ray.shutdown()
+        stopped = time.perf_counter() - stop
     per_task = stats.wall_seconds * stats.slots / stats.tasks
     print(f"ray.init {started:.1f} s; first tasks (workers starting) {warm:.1f} s; {stats.tasks} empty tasks in "
-          f"{stats.wall_seconds:.2f} s on {stats.slots} workers: {1000 * per_task:.1f} ms of a worker per task")
+          f"{stats.wall_seconds:.2f} s on {stats.slots} workers: {1000 * per_task:.1f} ms of a worker per task; "
+          f"ray.shutdown {stopped:.1f} s")
 
 
 TASK_SECONDS = 2.0  # agents/ray_backend.py TARGET_TASK_SECONDS
