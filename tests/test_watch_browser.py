@@ -122,6 +122,8 @@ def test_two_files_side_by_side_in_step(page, greedy):
         expect(first).to_have_class(re.compile(r"\bonly\b"))  # a deal only one of them won comes first
         expect(page.locator(".board")).to_have_count(2)
         deal = int(first.get_attribute("data-deal"))
+        for board in range(2):  # both replays loaded, so a jump is not undone by a load still on its way
+            expect(page.locator(".board-status").nth(board)).to_contain_text("move 0 of")
         go_to(page, 5)
         for index, results in enumerate((greedy, load_results(RANDOM))):
             replay = results.replays[deal]
