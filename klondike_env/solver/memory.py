@@ -2,8 +2,9 @@
 
 numpy asks Linux for transparent huge pages on large arrays. Where the kernel compacts memory at
 fault time to find them (THP defrag ``madvise``, a common default), touching a 512 MB table took
-3-8 s of a process's CPU on our machines instead of 0.3 s, and most of the compaction failed
-anyway (measured in ``docs/solver.md``, "Transposition table"). So the searches' arrays are anonymous mappings with ordinary pages.
+up to 8 s of a process's CPU on our machines instead of 0.3 s, and most of the compaction failed
+anyway (docs/experiments/2026-12-03-table-memory.md). So the searches' arrays are anonymous
+mappings with ordinary pages.
 A table kept between solves is touched once and then marked for huge pages, which the kernel's
 ``khugepaged`` assembles in the background (about 16 MB every 10 s with its defaults), so a long
 sweep still gets their faster random access without paying for them up front.
