@@ -42,8 +42,8 @@ def connect(backend: Backend) -> bool:
     if ray.is_initialized():
         return False
     try:
-        if backend.address is None:
-            ray.init(num_cpus=backend.workers, include_dashboard=False, logging_level=logging.WARNING)
+        if backend.address is None:  # "local": a Ray of its own, even where `ray start` left one running
+            ray.init(address="local", num_cpus=backend.workers, include_dashboard=False, logging_level=logging.WARNING)
         else:
             ray.init(address=backend.address, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError, ValueError) as error:

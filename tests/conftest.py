@@ -37,12 +37,12 @@ def klondike_command(*argv) -> list[str]:
     return [sys.executable, "-m", "klondike_app", *map(str, argv)]
 
 
-def kill_part_way(command: list[str], csv_path: Path, rows: int, timeout: float = 240) -> None:
-    """Run ``command`` (this checkout's code) and SIGKILL it once ``csv_path`` holds ``rows`` rows
-    below its header, or when it ends or ``timeout`` passes; then its process group, where the
-    helpers of a local Ray it started can outlive it."""
+def kill_part_way(command: list[str], csv_path: Path, rows: int, timeout: float = 240, env: dict | None = None) -> None:
+    """Run ``command`` (this checkout's code; ``env`` added to the environment) and SIGKILL it
+    once ``csv_path`` holds ``rows`` rows below its header, or when it ends or ``timeout``
+    passes; then its process group, where the helpers of a local Ray it started can outlive it."""
     root = Path(__file__).resolve().parents[1]
-    process = subprocess.Popen(command, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+    process = subprocess.Popen(command, cwd=root, env={**os.environ, **(env or {}), "PYTHONPATH": str(root)},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and process.poll() is None:

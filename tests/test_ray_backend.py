@@ -123,15 +123,18 @@ def test_results_arrive_once_each_in_job_order(local_ray):
     assert results == list(range(20, 0, -1)) and sorted(seen) == sorted(results)
 
 
-def test_a_killed_driver_resumes_with_the_same_rows(tmp_path):
+def test_a_killed_driver_resumes_with_the_same_rows(local_ray, tmp_path):
+    """Without --address the command starts a Ray of its own, even with one running (RAY_ADDRESS
+    names the module's: a Ray that `ray start` left running is found the same way)."""
+    env = {**ENV, "RAY_ADDRESS": ray.get_runtime_context().gcs_address}
     out = tmp_path / "ray"
     command = klondike_command("evaluate", "--agent", "greedy", "--seeds", "1-80", "--backend", "ray", "--workers", "2",
                                "--chunk-size", "2", "--out", out, "--quiet")
     csv_path = out / "greedy_1-80_draw3.csv"
-    kill_part_way(command, csv_path, 7, timeout=120)
+    kill_part_way(command, csv_path, 7, timeout=120, env=env)
     kept = _rows(csv_path)
     assert 5 <= len(kept) < 80, "the run was not killed part-way"
-    finished = subprocess.run(command, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert finished.returncode == 0, finished.stderr
     local = evaluate("greedy", "1-80", workers=1, out_dir=tmp_path / "local", progress=False)[1]
     rows = _rows(csv_path)
