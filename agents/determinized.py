@@ -25,6 +25,12 @@ costs nothing, since one recycle restores the talon, and afterwards only the fac
 tableau cards are left to sample. Hindsight search would not do this by itself, because every
 sampled world already shows the stock.
 
+``second=K`` is a remedy for strategy fusion: a vote credits a first action with every world
+it wins in, each by its own continuation, though the player, who cannot tell those worlds
+apart until a card is turned up, must follow it the same way in all of them. When the worlds
+disagree, the K best first actions are ranked again by the worlds each wins with a second
+action shared by the worlds it leaves looking alike.
+
 ``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
 from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
 results are labelled as that track. With unlimited passes it then has nothing to scout.
@@ -35,7 +41,7 @@ reproducible; a ``budget`` in seconds trades that for a bound on time.
 
 from __future__ import annotations
 
-from agents.base import UNKNOWN, Agent, DealInfo, PlayerView
+from agents.base import UNKNOWN, Agent, DealInfo, PlayerView, public_state
 from klondike_env import core
 from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
@@ -63,6 +69,8 @@ class DeterminizedAgent(Agent):
                                   "off: over positions, as the agent was benchmarked"),
         "batch": (int, 0, "sample and solve worlds this many at a time, up to samples, stopping once at least "
                           "half this many are won and all their lines start alike (0: all samples at once)"),
+        "second": (int, 0, "when worlds disagree, rank this many of the best first actions again by the worlds each "
+                           "wins with one second action shared by the worlds it leaves alike (0: off)"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -154,6 +162,8 @@ class DeterminizedAgent(Agent):
             found = lines
         legal = set(view.legal_actions)
         ranked = self._ranked(view, found, lines)
+        if self.second > 1 and len(found) > 1:
+            ranked = self._ranked_by_second_action(ranked, found)
         # never walk back into a position already played through: different samples can
         # favour opposite moves, and alternating between them would loop forever
         playable = [a for a in ranked if a in legal and not self._repeats(a)]
@@ -176,6 +186,48 @@ class DeterminizedAgent(Agent):
             return (-len(found[action]), -priority, -len(lines.get(action, ())), action)
 
         return sorted(found, key=rank)
+
+    def _ranked_by_second_action(self, ranked: list[int], found: dict) -> list[int]:
+        """The ``second`` best of ``ranked`` ordered again by :meth:`_shared_second_wins` (ties
+        kept in their order), the rest after them."""
+        top = [action for action in ranked[: self.second] if found[action]]
+        wins = {action: self._shared_second_wins(action, found[action]) for action in top}
+        return sorted(top, key=lambda action: -wins[action]) + [a for a in ranked if a not in wins]
+
+    def _shared_second_wins(self, action: int, entries: list[tuple[Game, list[int]]]) -> int:
+        """Worlds won after ``action`` when the player, who cannot tell apart worlds that
+        ``action`` leaves looking alike, must follow it with one second action in all of them.
+
+        Hindsight votes credit a first action with every world it wins in, each by its own
+        continuation (strategy fusion); this asks the continuations to agree up to the next
+        card turned up. Worlds are grouped by what the player sees after ``action``; in each
+        group the two second actions most lines take are tried in every world of it (by the
+        solver where its own line starts otherwise), and the better one counts.
+        """
+        groups: dict[bytes, list[tuple[Game, list[int]]]] = {}
+        for world, line in entries:
+            child = world.copy()
+            child.step(action)
+            groups.setdefault(public_state(child, self.see_stock).tobytes(), []).append((child, line[1:]))
+        total = 0
+        for group in groups.values():
+            if len(group) == 1 or any(not rest for _, rest in group):  # one world, or won by the first action
+                total += len(group)
+                continue
+            counts: dict[int, int] = {}
+            for _, rest in group:
+                counts[rest[0]] = counts.get(rest[0], 0) + 1
+            best = 0
+            for second in sorted(counts, key=lambda a: (-counts[a], a))[:2]:
+                won = counts[second]
+                for child, rest in group:
+                    if rest[0] != second:
+                        grandchild = child.copy()
+                        grandchild.step(second)
+                        won += grandchild.is_won or self._solve(grandchild, self.nodes).status == SolveStatus.SOLVED
+                best = max(best, won)
+            total += best
+        return total
 
     def _repeats(self, action: int) -> bool:
         """``action`` leads to a position already visited (it turns no card up, so this is exact)."""

@@ -110,9 +110,10 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, budget, by_class, check, keep, nodes, retry, "
-                                  "samples, scout, see_stock"),
+                                  "samples, scout, second, see_stock"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
-                                     "budget, by_class, check, keep, nodes, retry, samples, scout, see_stock"),
+                                     "budget, by_class, check, keep, nodes, retry, samples, scout, second, "
+                                     "see_stock"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
@@ -361,26 +362,31 @@ def face_down(game: Game) -> list[int]:
     return [card for column in game.tableau for card, up in column if not up]
 
 
-def test_stock_visible_determinized_never_reads_a_face_down_card():
-    """With the stock shown, the face-down tableau cards stay hidden: at every decision of a
-    game, the agent (in the same state) plays the same move in a world whose face-down
-    cards lie elsewhere, the stock kept."""
+@pytest.mark.parametrize("spec, stock_visible", [
+    ("determinized:samples=3,nodes=2000,see_stock=true", True),
+    ("determinized:samples=6,nodes=2000,second=3", False),
+])
+def test_determinized_never_reads_a_hidden_card(spec, stock_visible):
+    """At every decision of a game, the agent (in the same state) plays the same move in a
+    world whose hidden cards lie elsewhere: the face-down tableau cards (the stock kept) on the
+    stock-visible track, every hidden card otherwise."""
     import copy
 
-    agent = make_agent("determinized:samples=3,nodes=2000,see_stock=true")
-    assert agent.sees_stock and not agent.sees_hidden_cards and "see_stock=true" in agent.label
+    agent = make_agent(spec)
+    assert agent.sees_stock == stock_visible and not agent.sees_hidden_cards
     agent.reset(DealInfo(seed=4, rules=Rules()))
     game = Game.new(6)
     moved = 0
     for step in range(40):
         if game.is_over:
             break
-        other = game.sample_world(step, cards=face_down(game))
-        assert other.stock == game.stock and other.waste == game.waste
+        other = game.sample_world(step, cards=face_down(game) if stock_visible else None)
+        if stock_visible:
+            assert other.stock == game.stock and other.waste == game.waste
         moved += face_down(other) != face_down(game)
         twin = copy.deepcopy(agent)
-        action = agent.act(PlayerView(game, stock_visible=True))
-        assert twin.act(PlayerView(other, stock_visible=True)) == action, step
+        action = agent.act(PlayerView(game, stock_visible=stock_visible))
+        assert twin.act(PlayerView(other, stock_visible=stock_visible)) == action, step
         game.step(action)
     assert moved >= 10
 
