@@ -17,6 +17,9 @@ import mmap
 import numpy as np
 
 PAGE_BYTES = mmap.PAGESIZE
+# Private, not Python's default shared mapping: Linux gives huge pages to shared anonymous memory
+# only where shmem THP is on (`shmem_enabled`, "never" by default), so a shared table never got them.
+PRIVATE = {"flags": mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS} if hasattr(mmap, "MAP_ANONYMOUS") else {}
 
 
 def search_array(shape: int | tuple[int, ...], dtype, *, keep: bool = False) -> np.ndarray:
@@ -27,7 +30,7 @@ def search_array(shape: int | tuple[int, ...], dtype, *, keep: bool = False) -> 
     count = int(np.prod(shape, dtype=np.int64))
     if count * dtype.itemsize == 0:
         return np.zeros(shape, dtype)
-    buffer = mmap.mmap(-1, count * dtype.itemsize)  # anonymous: zeroed pages, handed out on first touch
+    buffer = mmap.mmap(-1, count * dtype.itemsize, **PRIVATE)  # anonymous: zeroed pages, handed out on first touch
     array = np.frombuffer(buffer, dtype, count).reshape(shape)
     if keep:
         flat = array.reshape(-1).view(np.uint8)
