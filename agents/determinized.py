@@ -41,6 +41,8 @@ reproducible; a ``budget`` in seconds trades that for a bound on time.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from agents.base import UNKNOWN, Agent, DealInfo, PlayerView, public_state
 from klondike_env import core
 from agents.greedy import SKIP, GreedyAgent, move_priority
@@ -111,6 +113,12 @@ class DeterminizedAgent(Agent):
         return solve(world, node_limit=nodes, time_limit=self.budget or None,
                      probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER, by_class=self.by_class)
 
+    def _solve_after(self, world: Game, action: int):
+        """The solver, under ``nodes``, on ``world`` after ``action`` (``world`` is left as it is)."""
+        child = world.copy()
+        child.step(action)
+        return self._solve(child, self.nodes)
+
     # --- helpers ------------------------------------------------------------------
     def _solve_worlds(self, view: PlayerView) -> list[tuple[Game, list[int]]]:
         """Winning lines of freshly sampled worlds (one exact world when nothing is hidden)."""
@@ -153,9 +161,7 @@ class DeterminizedAgent(Agent):
             for action in lines:
                 for world, line in self._plans:
                     if line[0] != action:
-                        child = world.copy()
-                        child.step(action)
-                        result = self._solve(child, self.nodes)
+                        result = self._solve_after(world, action)
                         if result.status == SolveStatus.SOLVED:
                             found[action].append((world, [action] + list(result.actions)))
         else:
@@ -214,17 +220,11 @@ class DeterminizedAgent(Agent):
             if len(group) == 1 or any(not rest for _, rest in group):  # one world, or won by the first action
                 total += len(group)
                 continue
-            counts: dict[int, int] = {}
-            for _, rest in group:
-                counts[rest[0]] = counts.get(rest[0], 0) + 1
+            counts = Counter(rest[0] for _, rest in group)
             best = 0
             for second in sorted(counts, key=lambda a: (-counts[a], a))[:2]:
-                won = counts[second]
-                for child, rest in group:
-                    if rest[0] != second:
-                        grandchild = child.copy()
-                        grandchild.step(second)
-                        won += grandchild.is_won or self._solve(grandchild, self.nodes).status == SolveStatus.SOLVED
+                won = counts[second] + sum(self._solve_after(child, second).status == SolveStatus.SOLVED
+                                           for child, rest in group if rest[0] != second)
                 best = max(best, won)
             total += best
         return total
