@@ -31,6 +31,11 @@ apart until a card is turned up, must follow it the same way in all of them. Whe
 disagree, the K best first actions are ranked again by the worlds each wins with a second
 action shared by the worlds it leaves looking alike.
 
+``commit=true`` is another: the vote is on commitments, not first actions. A commitment is a
+winning line up to and including its first action that turns up a hidden card; before that
+card is seen the player can follow the line in every world alike, so a commitment is a plan the
+player can carry out, and each is credited (with ``check``) in every world where it still wins.
+
 ``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
 from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
 results are labelled as that track. With unlimited passes it then has nothing to scout.
@@ -73,6 +78,8 @@ class DeterminizedAgent(Agent):
                           "half this many are won and all their lines start alike (0: all samples at once)"),
         "second": (int, 0, "when worlds disagree, rank this many of the best first actions again by the worlds each "
                            "wins with one second action shared by the worlds it leaves alike (0: off)"),
+        "commit": (bool, False, "vote on commitments, not first actions: each winning line up to the first card "
+                                "it turns up, credited in every world where it still wins"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -113,10 +120,11 @@ class DeterminizedAgent(Agent):
         return solve(world, node_limit=nodes, time_limit=self.budget or None,
                      probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER, by_class=self.by_class)
 
-    def _solve_after(self, world: Game, action: int):
-        """The solver, under ``nodes``, on ``world`` after ``action`` (``world`` is left as it is)."""
+    def _solve_after(self, world: Game, prefix: list[int]):
+        """The solver, under ``nodes``, on ``world`` after the actions ``prefix`` (``world`` is left as it is)."""
         child = world.copy()
-        child.step(action)
+        for action in prefix:
+            child.step(action)
         return self._solve(child, self.nodes)
 
     # --- helpers ------------------------------------------------------------------
@@ -147,83 +155,113 @@ class DeterminizedAgent(Agent):
         return [(worlds[index], line) for index, line in won]
 
     def _vote(self, view: PlayerView) -> int:
-        """Play the action that wins in the most worlds, and keep those worlds' lines.
+        """Play the first action of the candidate that wins in the most worlds, and keep those worlds' lines.
 
-        A world's solution names one winning first action, not all of them. When the
-        worlds disagree, each candidate is also tried in the worlds whose line starts
-        otherwise (``check``), so an action is credited wherever it wins.
+        A candidate is the start of a winning line: its first action, or with ``commit`` its
+        commitment (:meth:`_candidate`). A world's solution names one winning candidate, not all
+        of them: when the worlds disagree, each candidate is also tried in the worlds whose line
+        starts otherwise (``check``), so it is credited wherever it wins.
         """
-        lines: dict[int, list[tuple[Game, list[int]]]] = {}
+        prefixes: dict = {}  # candidate key -> its actions
+        own: dict = {}  # candidate key -> (world, the rest of its own line) for the lines starting with it
+        keys = []
         for world, line in self._plans:
-            lines.setdefault(line[0], []).append((world, line))
-        if self.check and len(lines) > 1:
-            found = {action: list(entries) for action, entries in lines.items()}
-            for action in lines:
-                for world, line in self._plans:
-                    if line[0] != action:
-                        result = self._solve_after(world, action)
+            key, length = self._candidate(world, line)
+            keys.append(key)
+            prefixes.setdefault(key, line[:length])
+            own.setdefault(key, []).append((world, line[length:]))
+        found = {key: list(entries) for key, entries in own.items()}
+        if self.check and len(own) > 1:
+            for key, prefix in prefixes.items():
+                for (world, _), world_key in zip(self._plans, keys):
+                    if world_key != key:
+                        result = self._solve_after(world, prefix)
                         if result.status == SolveStatus.SOLVED:
-                            found[action].append((world, [action] + list(result.actions)))
-        else:
-            found = lines
+                            found[key].append((world, list(result.actions)))
         legal = set(view.legal_actions)
-        ranked = self._ranked(view, found, lines)
+        ranked = self._ranked(view, found, own, prefixes)
         if self.second > 1 and len(found) > 1:
-            ranked = self._ranked_by_second_action(ranked, found)
+            ranked = self._ranked_by_second_action(ranked, found, prefixes)
         # never walk back into a position already played through: different samples can
         # favour opposite moves, and alternating between them would loop forever
-        playable = [a for a in ranked if a in legal and not self._repeats(a)]
+        playable = [key for key in ranked if prefixes[key][0] in legal and not self._repeats(prefixes[key][0])]
         if not playable:
             return self._fallback.choose(view)
-        action = playable[0]
+        prefix = prefixes[playable[0]]
+        action = prefix[0]
         self._plans = []
-        for world, line in found[action]:
+        for world, rest in found[playable[0]]:
             world.step(action)
-            self._plans.append((world, line[1:]))
+            self._plans.append((world, prefix[1:] + rest))
         return int(action)
 
-    def _ranked(self, view: PlayerView, found: dict, lines: dict) -> list[int]:
-        """Candidate first actions, best first: most worlds won, then the greedy agent's
-        priority (among exact ties), then the most solutions starting with it, then the lowest id."""
+    def _candidate(self, world: Game, line: list[int]) -> tuple:
+        """``(key, length)`` of the candidate ``line`` starts with: its first action, or with
+        ``commit`` its commitment, the line up to and including its first action that turns up
+        a hidden card.
+
+        Up to that action the player can follow the line whatever the hidden cards are, so a
+        commitment is a plan, and crediting it with the worlds it wins leaves no room for each
+        world to pick its own continuation before the next card is seen. Its key is the
+        position as the player sees it before that action, and the action: lines that reach it
+        in different orders are one candidate.
+        """
+        if not self.commit:
+            return line[0], 1
+        child = world.copy()
+        hidden = hidden_count(child, self.see_stock)
+        for index, action in enumerate(line):
+            child.step(action)
+            if hidden_count(child, self.see_stock) < hidden:
+                child.undo()
+                return (public_state(child, self.see_stock).tobytes(), action), index + 1
+        return tuple(line), len(line)  # nothing is turned up: the whole line is the plan
+
+    def _ranked(self, view: PlayerView, found: dict, own: dict, prefixes: dict) -> list:
+        """Candidates, best first: most worlds won, then the greedy agent's priority for the first
+        action (among exact ties), then the most lines starting with the candidate, then the lowest
+        first action."""
         previous = self._fallback._previous
 
-        def rank(action: int) -> tuple:
+        def rank(key) -> tuple:
+            action = prefixes[key][0]
             priority = move_priority(view, view.effect(action), previous) if view.legal_mask[action] else SKIP
-            return (-len(found[action]), -priority, -len(lines.get(action, ())), action)
+            return (-len(found[key]), -priority, -len(own.get(key, ())), action)
 
         return sorted(found, key=rank)
 
-    def _ranked_by_second_action(self, ranked: list[int], found: dict) -> list[int]:
+    def _ranked_by_second_action(self, ranked: list, found: dict, prefixes: dict) -> list:
         """The ``second`` best of ``ranked`` ordered again by :meth:`_shared_second_wins` (ties
         kept in their order), the rest after them."""
-        top = [action for action in ranked[: self.second] if found[action]]
-        wins = {action: self._shared_second_wins(action, found[action]) for action in top}
-        return sorted(top, key=lambda action: -wins[action]) + [a for a in ranked if a not in wins]
+        top = [key for key in ranked[: self.second] if found[key]]
+        wins = {key: self._shared_second_wins(prefixes[key], found[key]) for key in top}
+        return sorted(top, key=lambda key: -wins[key]) + [key for key in ranked if key not in wins]
 
-    def _shared_second_wins(self, action: int, entries: list[tuple[Game, list[int]]]) -> int:
-        """Worlds won after ``action`` when the player, who cannot tell apart worlds that
-        ``action`` leaves looking alike, must follow it with one second action in all of them.
+    def _shared_second_wins(self, prefix: list[int], entries: list[tuple[Game, list[int]]]) -> int:
+        """Worlds won after ``prefix`` when the player, who cannot tell apart worlds that
+        ``prefix`` leaves looking alike, must follow it with one second action in all of them.
 
-        Hindsight votes credit a first action with every world it wins in, each by its own
+        Hindsight votes credit a candidate with every world it wins in, each by its own
         continuation (strategy fusion); this asks the continuations to agree up to the next
-        card turned up. Worlds are grouped by what the player sees after ``action``; in each
-        group the two second actions most lines take are tried in every world of it (by the
-        solver where its own line starts otherwise), and the better one counts.
+        card turned up. Worlds are grouped by what the player sees after ``prefix``; in each
+        group the two next actions most lines take are tried in every world of it (by the
+        solver where its own line goes on otherwise), and the better one counts.
         """
         groups: dict[bytes, list[tuple[Game, list[int]]]] = {}
-        for world, line in entries:
+        for world, rest in entries:
             child = world.copy()
-            child.step(action)
-            groups.setdefault(public_state(child, self.see_stock).tobytes(), []).append((child, line[1:]))
+            for action in prefix:
+                child.step(action)
+            groups.setdefault(public_state(child, self.see_stock).tobytes(), []).append((child, rest))
         total = 0
         for group in groups.values():
-            if len(group) == 1 or any(not rest for _, rest in group):  # one world, or won by the first action
+            if len(group) == 1 or any(not rest for _, rest in group):  # one world, or won by the prefix
                 total += len(group)
                 continue
             counts = Counter(rest[0] for _, rest in group)
             best = 0
             for second in sorted(counts, key=lambda a: (-counts[a], a))[:2]:
-                won = counts[second] + sum(self._solve_after(child, second).status == SolveStatus.SOLVED
+                won = counts[second] + sum(self._solve_after(child, [second]).status == SolveStatus.SOLVED
                                            for child, rest in group if rest[0] != second)
                 best = max(best, won)
             total += best
@@ -257,6 +295,15 @@ class DeterminizedAgent(Agent):
                 if result.status == SolveStatus.SOLVED and result.actions:
                     won.append((index, list(result.actions)))
         return won
+
+
+def hidden_count(game: Game, see_stock: bool = False) -> int:
+    """How many cards the player of ``game`` has not seen (the face-down ones only, with ``see_stock``)."""
+    state = game._state
+    down = int(state[core.COLUMN_DOWN : core.COLUMN_DOWN + core.NUM_COLUMNS].sum())
+    if see_stock or state[core.RECYCLES] > 0:
+        return down
+    return down + int(state[core.TALON_LENGTH] - state[core.WASTE_LENGTH])
 
 
 def scouting_draw(view: PlayerView) -> bool:
