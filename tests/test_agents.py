@@ -16,6 +16,7 @@ from agents.evaluation import play_deals, play_game
 from agents.greedy import is_safe_to_foundation
 from klondike_env import Game, Rules, card_str, parse_card
 from klondike_env.core import DRAW
+from klondike_env.solver import SolveStatus, solve
 
 ROOT = Path(__file__).resolve().parents[1]
 ENDINGS = {"won", "dead", "resigned", "move limit"}
@@ -109,10 +110,10 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, keep, nodes, retry, "
+        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, retry, "
                                   "samples, scout, second, see_stock"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
-                                     "budget, by_class, check, keep, nodes, retry, samples, scout, second, "
+                                     "budget, by_class, check, commit, keep, nodes, retry, samples, scout, second, "
                                      "see_stock"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
@@ -365,6 +366,8 @@ def face_down(game: Game) -> list[int]:
 @pytest.mark.parametrize("spec, stock_visible", [
     ("determinized:samples=3,nodes=2000,see_stock=true", True),
     ("determinized:samples=6,nodes=2000,second=3", False),
+    ("determinized:samples=6,nodes=2000,commit=true", False),
+    ("determinized:samples=4,nodes=2000,commit=true,see_stock=true", True),
 ])
 def test_determinized_never_reads_a_hidden_card(spec, stock_visible):
     """At every decision of a game, the agent (in the same state) plays the same move in a
@@ -389,6 +392,59 @@ def test_determinized_never_reads_a_hidden_card(spec, stock_visible):
         assert twin.act(PlayerView(other, stock_visible=stock_visible)) == action, step
         game.step(action)
     assert moved >= 10
+
+
+@pytest.mark.parametrize("see_stock", [False, True])
+def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_player_sees(see_stock):
+    """A winning line's commitment turns nothing up before its last action, which turns a card
+    up; replayed in another world the player cannot tell apart, it is the same candidate."""
+    from agents.determinized import hidden_count, scouting_draw
+
+    agent = make_agent(f"determinized:samples=2,nodes=3000,commit=true,see_stock={see_stock}")
+    agent.reset(DealInfo(seed=1, rules=Rules()))
+    game = Game.new(3)
+    while scouting_draw(PlayerView(game, stock_visible=see_stock)):  # leave only face-down cards hidden
+        game.step(DRAW)
+    view = PlayerView(game, stock_visible=see_stock)
+    cut = 0
+    for seed in range(6):
+        world = view.sample_world(seed)
+        solution = solve(world, node_limit=200_000)
+        if solution.status != SolveStatus.SOLVED:
+            continue
+        line = list(solution.actions)
+        key, length = agent._candidate(world, line)
+        prefix, replay = line[:length], world.copy()
+        counts = [hidden_count(replay, see_stock)]
+        for action in prefix:
+            replay.step(action)
+            counts.append(hidden_count(replay, see_stock))
+        assert counts[-1] < counts[-2] and len(set(counts[:-1])) == 1, counts
+        other = view.sample_world(seed + 100)
+        assert agent._candidate(other, prefix)[0] == key
+        cut += length < len(line)
+    assert cut >= 3
+
+
+def test_every_kept_plan_wins_its_world_when_voting_on_commitments():
+    """After each decision the worlds kept are won by the lines kept with them: a commitment is
+    credited only where it still wins."""
+    agent = make_agent("determinized:samples=8,nodes=3000,commit=true")
+    agent.reset(DealInfo(seed=3, rules=Rules()))
+    game = Game.new(6)
+    checked = 0
+    for _ in range(30):
+        if game.is_over:
+            break
+        action = agent.act(PlayerView(game))
+        game.step(action)
+        for world, line in agent._plans:
+            replay = world.copy()
+            for step in line:
+                replay.step(step)
+            assert replay.is_won
+            checked += 1
+    assert checked >= 30
 
 
 def test_stock_visible_games_repeat_for_a_seed_and_are_labelled(tmp_path):

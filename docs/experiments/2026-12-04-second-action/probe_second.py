@@ -4,13 +4,13 @@ from klondike_env import Rules
 import agents.determinized as d  # counts how often the shared second action lowers a count or changes the move
 calls = []
 orig = d.DeterminizedAgent._shared_second_wins
-def wrapped(self, action, entries):
-    v = orig(self, action, entries); calls.append((v, len(entries))); return v
+def wrapped(self, prefix, entries):
+    v = orig(self, prefix, entries); calls.append((v, len(entries))); return v
 d.DeterminizedAgent._shared_second_wins = wrapped
 orig_rank = d.DeterminizedAgent._ranked_by_second_action
 changed = []
-def wrank(self, ranked, found):
-    r = orig_rank(self, ranked, found); changed.append(r[0] != ranked[0]); return r
+def wrank(self, ranked, *rest):
+    r = orig_rank(self, ranked, *rest); changed.append(r[0] != ranked[0]); return r
 d.DeterminizedAgent._ranked_by_second_action = wrank
 agent = make_agent("determinized:samples=10,nodes=5000,second=3")
 for deal in range(1201, 1211):
