@@ -80,6 +80,8 @@ class DeterminizedAgent(Agent):
                            "wins with one second action shared by the worlds it leaves alike (0: off)"),
         "commit": (bool, False, "vote on commitments, not first actions: each winning line up to the first card "
                                 "it turns up, credited in every world where it still wins"),
+        "wide": (int, 0, "when the best action cannot be taken back, sample this many fresh worlds and play the "
+                         "legal action that wins in the most of them (0: off)"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -187,6 +189,11 @@ class DeterminizedAgent(Agent):
         playable = [key for key in ranked if prefixes[key][0] in legal and not self._repeats(prefixes[key][0])]
         if not playable:
             return self._fallback.choose(view)
+        if self.wide and not reversible(view, prefixes[playable[0]][0]):
+            order = [prefixes[key][0] for key in playable]
+            widened = self._wide_vote(view, order)
+            if widened is not None:
+                return widened
         prefix = prefixes[playable[0]]
         action = prefix[0]
         self._plans = []
@@ -194,6 +201,41 @@ class DeterminizedAgent(Agent):
             world.step(action)
             self._plans.append((world, prefix[1:] + rest))
         return int(action)
+
+    def _wide_vote(self, view: PlayerView, order: list[int]) -> int | None:
+        """Play the legal action that wins in the most of ``wide`` fresh worlds (ties: first in
+        ``order``, the vote's ranking), keeping those worlds' lines; None when no world is won.
+
+        The vote sees only the first actions the worlds' own solutions name, over worlds kept
+        because an earlier choice wins in them. Before a move that cannot be taken back, every
+        legal action is tried in fresh worlds instead: a world lost from here is skipped, the
+        action its solution starts with is credited at no cost, the others are solved.
+        """
+        actions = [a for a in view.legal_actions if not self._repeats(a)]
+        order = [a for a in order if a in actions] + [a for a in actions if a not in order]
+        wins: dict[int, list[tuple[Game, list[int]]]] = {action: [] for action in order}
+        for _ in range(self.wide):
+            world = view.sample_world(self.rng)
+            result = self._solve(world, self.nodes)
+            if result.status == SolveStatus.UNSOLVABLE:
+                continue
+            first = result.actions[0] if result.status == SolveStatus.SOLVED and result.actions else None
+            for action in order:
+                if action == first:
+                    wins[action].append((world, list(result.actions)))
+                    continue
+                after = self._solve_after(world, [action])
+                if after.status == SolveStatus.SOLVED:
+                    wins[action].append((world, [action] + list(after.actions)))
+        best = max(order, key=lambda action: (len(wins[action]), -order.index(action)))
+        if not wins[best]:
+            return None
+        self._plans = []
+        for world, line in wins[best]:
+            world = world.copy()
+            world.step(best)
+            self._plans.append((world, line[1:]))
+        return int(best)
 
     def _candidate(self, world: Game, line: list[int]) -> tuple:
         """``(key, length)`` of the candidate ``line`` starts with: its first action, or with
@@ -295,6 +337,18 @@ class DeterminizedAgent(Agent):
                 if result.status == SolveStatus.SOLVED and result.actions:
                     won.append((index, list(result.actions)))
         return won
+
+
+def reversible(view: PlayerView, action: int) -> bool:
+    """Whether the position before ``action`` can be reached again after it: it turns no card up,
+    plays no waste card, and spends no pass (a recycle with limited passes), and a card it sends
+    home may come back down."""
+    effect = view.effect(action)
+    if effect.flips or core.WASTE_TO_FOUNDATION <= action < core.COLUMN_TO_FOUNDATION:
+        return False
+    if action in (core.DRAW, core.RECYCLE):
+        return view.rules.max_passes is None
+    return view.rules.foundation_to_tableau or not effect.to_foundation
 
 
 def hidden_count(game: Game, see_stock: bool = False) -> int:
