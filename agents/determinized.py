@@ -340,14 +340,21 @@ class DeterminizedAgent(Agent):
 
 
 def reversible(view: PlayerView, action: int) -> bool:
-    """Whether the position before ``action`` can be reached again after it: it turns no card up,
-    plays no waste card, and spends no pass (a recycle with limited passes), and a card it sends
-    home may come back down."""
+    """Whether the position before ``action`` can be reached again after it (the count of passes
+    aside): it turns no card up, plays no waste card, empties no column that only a king may fill
+    again with anything but a king, and a card it sends home may come back down. A draw or a
+    recycle needs unlimited passes, and a draw a waste whose size a pass through the talon comes
+    back to (a multiple of the draw count: once a waste card has been played, the talon's cards are
+    dealt in other groups after the next recycle)."""
     effect = view.effect(action)
     if effect.flips or core.WASTE_TO_FOUNDATION <= action < core.COLUMN_TO_FOUNDATION:
         return False
-    if action in (core.DRAW, core.RECYCLE):
+    if effect.empties and view.rules.empty_column == "king" and core.card_rank(effect.cards[0]) != core.KING:
+        return False
+    if action == core.RECYCLE:
         return view.rules.max_passes is None
+    if action == core.DRAW:
+        return view.rules.max_passes is None and len(view.waste) % view.rules.draw_count == 0
     return view.rules.foundation_to_tableau or not effect.to_foundation
 
 

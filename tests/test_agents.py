@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 import subprocess
 import sys
 from pathlib import Path
@@ -111,10 +112,10 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, retry, "
-                                  "samples, scout, second, see_stock"),
+                                  "samples, scout, second, see_stock, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
                                      "budget, by_class, check, commit, keep, nodes, retry, samples, scout, second, "
-                                     "see_stock"),
+                                     "see_stock, wide"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
@@ -368,6 +369,7 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=6,nodes=2000,second=3", False),
     ("determinized:samples=6,nodes=2000,commit=true", False),
     ("determinized:samples=4,nodes=2000,commit=true,see_stock=true", True),
+    ("determinized:samples=4,nodes=1000,by_class=true,wide=4", False),
 ])
 def test_determinized_never_reads_a_hidden_card(spec, stock_visible):
     """At every decision of a game, the agent (in the same state) plays the same move in a
@@ -426,10 +428,12 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
     assert cut >= 3
 
 
-def test_every_kept_plan_wins_its_world_when_voting_on_commitments():
-    """After each decision the worlds kept are won by the lines kept with them: a commitment is
-    credited only where it still wins."""
-    agent = make_agent("determinized:samples=8,nodes=3000,commit=true")
+@pytest.mark.parametrize("spec", ["determinized:samples=8,nodes=3000,commit=true",
+                                  "determinized:samples=8,nodes=1000,by_class=true,wide=6"])
+def test_every_kept_plan_wins_its_world(spec):
+    """After each decision the worlds kept are won by the lines kept with them: a commitment, or
+    an action tried in fresh worlds, is credited only where it still wins."""
+    agent = make_agent(spec)
     agent.reset(DealInfo(seed=3, rules=Rules()))
     game = Game.new(6)
     checked = 0
@@ -445,6 +449,53 @@ def test_every_kept_plan_wins_its_world_when_voting_on_commitments():
             assert replay.is_won
             checked += 1
     assert checked >= 30
+
+
+def test_reversible_moves_are_those_whose_position_can_come_back():
+    """Over many positions, a move counted reversible leads to a position from which the one
+    before it comes back (by one move, or by drawing round the talon for a draw), and the others
+    turn a card up, play a waste card, empty a column for good, or deal the talon in other groups."""
+    from agents.determinized import reversible
+    from klondike_env import core
+
+    assert not reversible(PlayerView(Game.new(5, Rules(max_passes=3))), DRAW)
+    seen = Counter()
+    for deal in range(1, 30):
+        game = Game.new(deal)
+        for step in range(80):
+            view = PlayerView(game)
+            for action in view.legal_actions:
+                back = _comes_back(game, action)
+                assert reversible(view, action) == back, (deal, step, game.action_name(action))
+                seen[(action == DRAW, back)] += 1
+            game.step(view.legal_actions[step % len(view.legal_actions)])
+            if game.is_over:
+                break
+    assert all(seen[key] >= 5 for key in [(True, True), (True, False), (False, True), (False, False)]), seen
+
+
+def _comes_back(game: Game, action: int) -> bool:
+    """Whether the position before ``action`` comes back after it (passes aside): for a draw or
+    a recycle by drawing and recycling round the talon, otherwise by one move."""
+    from klondike_env import core
+
+    def same(a: Game, b: Game) -> bool:
+        return a.tableau == b.tableau and a.stock == b.stock and a.waste == b.waste and a.foundations == b.foundations
+
+    child = game.copy()
+    child.step(action)
+    if action in (DRAW, core.RECYCLE):
+        for _ in range(2 * (len(game.stock) + len(game.waste)) + 4):
+            child.step(DRAW if DRAW in child.legal_actions() else core.RECYCLE)
+            if same(child, game):
+                return True
+        return False
+    for back in child.legal_actions():
+        undone = child.copy()
+        undone.step(back)
+        if same(undone, game):
+            return True
+    return False
 
 
 def test_stock_visible_games_repeat_for_a_seed_and_are_labelled(tmp_path):
