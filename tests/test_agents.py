@@ -369,7 +369,11 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=6,nodes=2000,second=3", False),
     ("determinized:samples=6,nodes=2000,commit=true", False),
     ("determinized:samples=4,nodes=2000,commit=true,see_stock=true", True),
-    ("determinized:samples=4,nodes=1000,by_class=true,wide=4", False),
+    # with the stock hidden, a view draws its worlds as a relabelling of the true placement, so
+    # the same seed gives other worlds when the hidden cards lie elsewhere: only agents whose
+    # moves do not hinge on which worlds were drawn pass unchanged there; a wide vote over a few
+    # worlds does hinge on it, so it is checked where worlds depend on the view alone
+    ("determinized:samples=4,nodes=1000,by_class=true,wide=4,see_stock=true", True),
 ])
 def test_determinized_never_reads_a_hidden_card(spec, stock_visible):
     """At every decision of a game, the agent (in the same state) plays the same move in a
