@@ -81,7 +81,7 @@ class DeterminizedAgent(Agent):
         "commit": (bool, False, "vote on commitments, not first actions: each winning line up to the first card "
                                 "it turns up, credited in every world where it still wins"),
         "wide": (int, 0, "when the best action cannot be taken back, sample this many fresh worlds and play the "
-                         "legal action that wins in the most of them (0: off)"),
+                         "move that cannot be taken back and wins in the most of them (0: off)"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -203,15 +203,21 @@ class DeterminizedAgent(Agent):
         return int(action)
 
     def _wide_vote(self, view: PlayerView, order: list[int]) -> int | None:
-        """Play the legal action that wins in the most of ``wide`` fresh worlds (ties: first in
-        ``order``, the vote's ranking), keeping those worlds' lines; None when no world is won.
+        """Play the move that cannot be taken back and wins in the most of ``wide`` fresh worlds
+        (ties: first in ``order``, the vote's ranking), keeping those worlds' lines; None when
+        there is no other such move or no world is won.
 
         The vote sees only the first actions the worlds' own solutions name, over worlds kept
         because an earlier choice wins in them. Before a move that cannot be taken back, every
-        legal action is tried in fresh worlds instead: a world lost from here is skipped, the
-        action its solution starts with is credited at no cost, the others are solved.
+        such legal move is tried in fresh worlds instead: a world lost from here is skipped, the
+        move its solution starts with is credited at no cost, the others are solved. Moves that
+        can be taken back are left out: in hindsight they win wherever any move does (play it,
+        come back, play the winner), by lines the agent, which never walks back into a position,
+        would not follow.
         """
-        actions = [a for a in view.legal_actions if not self._repeats(a)]
+        actions = [a for a in view.legal_actions if not reversible(view, a) and not self._repeats(a)]
+        if len(actions) < 2:
+            return None
         order = [a for a in order if a in actions] + [a for a in actions if a not in order]
         wins: dict[int, list[tuple[Game, list[int]]]] = {action: [] for action in order}
         for _ in range(self.wide):
