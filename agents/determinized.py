@@ -36,6 +36,9 @@ winning line up to and including its first action that turns up a hidden card; b
 card is seen the player can follow the line in every world alike, so a commitment is a plan the
 player can carry out, and each is credited (with ``check``) in every world where it still wins.
 
+``wide=N`` widens the vote before a move that cannot be taken back: every legal move that
+cannot be taken back is tried in N fresh worlds, and the one winning in the most is played.
+
 ``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
 from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
 results are labelled as that track. With unlimited passes it then has nothing to scout.
