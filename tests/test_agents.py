@@ -239,8 +239,9 @@ def test_greedy_priority_decides_only_among_exact_ties():
     lines = {DRAW: [None] * 3, flip: [None] * 1}
     agent = DeterminizedAgent()
     agent.reset(DealInfo(seed=0, rules=Rules()))
-    assert agent._ranked(view, {DRAW: [None] * 4, flip: [None] * 4}, lines) == [flip, DRAW]  # greedy draws last
-    assert agent._ranked(view, {DRAW: [None] * 5, flip: [None] * 4}, lines) == [DRAW, flip]
+    prefixes = {DRAW: [DRAW], flip: [flip]}  # candidates are first actions (commit off)
+    assert agent._ranked(view, {DRAW: [None] * 4, flip: [None] * 4}, lines, prefixes) == [flip, DRAW]  # greedy draws last
+    assert agent._ranked(view, {DRAW: [None] * 5, flip: [None] * 4}, lines, prefixes) == [DRAW, flip]
 
 
 def test_first_losing_move_brackets_the_loss():

@@ -1,14 +1,15 @@
 """Where does the determinized agent lose deals it could have won?
 
-For each deal of a results CSV that the agent lost and the solver says is winnable, find the
-first action after which the true position can no longer be won (a binary search over the
-game: a position after a lost one is lost too), replay the agent to that decision, and report
-what its vote saw there: whether it played the greedy fall-back, how many worlds credited the
-action it played, and how many credited each action that would have kept the deal winnable.
+For each deal of a results CSV that the agent lost and whose verdict is "solved": the losing
+move (``agents.analysis.losing_move``: the first move after which the true deal is not solved),
+the moves that would have kept it solved there (the saving moves), what the default agent's vote
+saw there (replayed to that decision), and, for every legal move, the worlds won after it among
+40 worlds sampled from the player's view (``agents.analysis.action_win_counts``).
 
-    python docs/experiments/2026-12-04-where-games-are-lost/probe_blunders.py ROWS.csv OUT.jsonl
+    python docs/experiments/2026-12-04-where-games-are-lost/probe_blunders.py ROWS.csv OUT.jsonl [FIRST-LAST]
 
-One JSON line per deal, written as each deal is done (a rerun skips deals already in OUT).
+One JSON line per deal, written as each deal is done (a rerun skips deals already in OUT);
+FIRST-LAST limits the deals, to split the work between processes.
 """
 
 import csv
@@ -18,39 +19,13 @@ from pathlib import Path
 
 import agents.determinized as determinized
 from agents import make_agent
+from agents.analysis import _status_after, action_win_counts, losing_move, position_after
 from agents.base import DealInfo, PlayerView
 from agents.evaluation import deal_seed, load_verdicts, verdict_file
 from klondike_env import Game, Rules
-from klondike_env.solver import SolveStatus, solve
 
-NODES = 2_000_000  # per true-position solve; UNKNOWN verdicts are reported, not guessed
-
-
-def winnable(game: Game) -> bool | None:
-    result = solve(game, node_limit=NODES)
-    return None if result.status == SolveStatus.UNKNOWN else result.status == SolveStatus.SOLVED
-
-
-def position(deal: int, actions: list[int]) -> Game:
-    game = Game.new(deal)
-    for action in actions:
-        game.step(action)
-    return game
-
-
-def last_winnable(deal: int, actions: list[int]) -> tuple[int, int]:
-    """The largest k whose position (after k actions) is winnable, and how many solves were UNKNOWN
-    (counted as winnable: the search then looks later)."""
-    low, high, unknown = 0, len(actions), 0  # position low is winnable, high is not (the game was lost)
-    while high - low > 1:
-        middle = (low + high) // 2
-        verdict = winnable(position(deal, actions[:middle]))
-        unknown += verdict is None
-        if verdict is False:
-            high = middle
-        else:
-            low = middle
-    return low, unknown
+NODES = 2_000_000  # per true-position solve
+WORLDS, WORLD_NODES = 40, 30_000  # the 40-world vote over every move
 
 
 def vote_at(deal: int, actions: list[int], k: int) -> dict:
@@ -60,52 +35,52 @@ def vote_at(deal: int, actions: list[int], k: int) -> dict:
 
     def record(self, view, found, own, prefixes):
         seen["found"] = {int(prefixes[key][0]): len(entries) for key, entries in found.items()}
-        seen["own"] = {int(prefixes[key][0]): len(entries) for key, entries in own.items()}
         return ranked(self, view, found, own, prefixes)
 
     agent = make_agent("determinized")
     agent.reset(DealInfo(seed=deal_seed(0, deal), rules=Rules()))
     game = Game.new(deal)
-    for index, action in enumerate(actions[: k + 1]):
-        seen.clear()
-        determinized.DeterminizedAgent._ranked = record if index == k else ranked
-        solves = agent.solves
-        played = agent.act(PlayerView(game))
-        assert played == action, (deal, index, played, action)
-        if index == k:
-            determinized.DeterminizedAgent._ranked = ranked
-            return {"voted": "found" in seen, "found": seen.get("found", {}), "own": seen.get("own", {}),
-                    "solved_here": agent.solves - solves, "plans": len(agent._plans)}
-        game.step(action)
-    raise AssertionError("unreachable")
+    try:
+        for index, action in enumerate(actions[:k]):
+            assert agent.act(PlayerView(game)) == action, (deal, index)
+            game.step(action)
+        determinized.DeterminizedAgent._ranked = record
+        assert agent.act(PlayerView(game)) == actions[k], (deal, k)
+    finally:
+        determinized.DeterminizedAgent._ranked = ranked
+    return {"voted": "found" in seen, "found": seen.get("found", {})}
 
 
-def main(rows_path: str, out_path: str) -> None:
-    verdicts = load_verdicts(verdict_file(Rules()))
+def main(rows_path: str, out_path: str, deals: str = "0-999999999") -> None:
+    first, last = (int(part) for part in deals.split("-"))
+    rules = Rules()
+    verdicts = load_verdicts(verdict_file(rules))
     out = Path(out_path)
     done = {json.loads(line)["deal"] for line in out.read_text().splitlines()} if out.exists() else set()
     for row in csv.DictReader(open(rows_path)):
         deal = int(row["deal"])
-        if row["won"] == "1" or verdicts.get(deal) != "solved" or deal in done:
+        if row["won"] == "1" or verdicts.get(deal) != "solved" or deal in done or not first <= deal <= last:
             continue
         actions = [int(a) for a in row["actions"].split()]
-        k, unknown = last_winnable(deal, actions)
-        game = position(deal, actions[:k])
-        saving = []
-        for action in game.legal_actions():
-            child = game.copy()
-            child.step(action)
-            if winnable(child) is not False:
-                saving.append(action)
-        vote = vote_at(deal, actions, k)
-        entry = {"deal": deal, "k": k, "moves": len(actions), "unknown": unknown,
+        lost = losing_move(Game.new(deal, rules), actions, NODES)
+        if not lost.move:  # the opening itself not solved within NODES (or, were it so, still winnable at the end)
+            with out.open("a") as handle:
+                handle.write(json.dumps({"deal": deal, "verdict": lost.verdict, "move": lost.move}) + "\n")
+            continue
+        k = lost.move - 1  # moves played before the losing one
+        game = position_after(deal, actions, rules, k)
+        saving = [action for action in game.legal_actions() if _status_after(game, action, NODES) is not False]
+        counts = action_win_counts(game, WORLDS, WORLD_NODES, seed=deal)
+        entry = {"deal": deal, "k": k, "moves": len(actions), "verdict": lost.verdict,
                  "played": actions[k], "played_name": game.action_name(actions[k]),
                  "saving": saving, "saving_names": [game.action_name(a) for a in saving],
-                 "hidden": len(game.hidden_cards()), "foundation": sum(game.foundations), **vote}
+                 "hidden": len(game.hidden_cards()), "worlds": WORLDS,
+                 "counts": {a: won for a, (won, _) in counts.items()}, **vote_at(deal, actions, k)}
         with out.open("a") as handle:
             handle.write(json.dumps(entry) + "\n")
-        print(deal, k, entry["played_name"], "| saving:", entry["saving_names"], "| found:", vote["found"], flush=True)
+        print(deal, k, entry["played_name"], "| saving:", entry["saving_names"], "| vote:", entry["found"],
+              "| 40 worlds:", entry["counts"], flush=True)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])
