@@ -369,11 +369,9 @@ def reversible(view: PlayerView, action: int) -> bool:
 
 def hidden_count(game: Game, see_stock: bool = False) -> int:
     """How many cards the player of ``game`` has not seen (the face-down ones only, with ``see_stock``)."""
-    state = game._state
-    down = int(state[core.COLUMN_DOWN : core.COLUMN_DOWN + core.NUM_COLUMNS].sum())
-    if see_stock or state[core.RECYCLES] > 0:
-        return down
-    return down + int(state[core.TALON_LENGTH] - state[core.WASTE_LENGTH])
+    if not see_stock:
+        return len(game.hidden_cards())
+    return int(game._state[core.COLUMN_DOWN : core.COLUMN_DOWN + core.NUM_COLUMNS].sum())
 
 
 def scouting_draw(view: PlayerView) -> bool:

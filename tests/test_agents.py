@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -461,7 +461,6 @@ def test_reversible_moves_are_those_whose_position_can_come_back():
     before it comes back (by one move, or by drawing round the talon for a draw), and the others
     turn a card up, play a waste card, empty a column for good, or deal the talon in other groups."""
     from agents.determinized import reversible
-    from klondike_env import core
 
     assert not reversible(PlayerView(Game.new(5, Rules(max_passes=3))), DRAW)
     seen = Counter()
