@@ -31,6 +31,7 @@ AGENTS = {
     "oracle": "agents.oracle:OracleAgent",
     "policy": "agents.policy:PolicyAgent",
     "rollout": "agents.rollout:RolloutAgent",
+    "hop": "agents.hop:HopAgent",
 }
 
 
