@@ -1,29 +1,30 @@
-"""``hop``: hindsight optimisation over the moves that cannot be taken back, worlds shared out by a bandit.
+"""``hop``: hindsight optimisation over the moves that commit, worlds shared out by a bandit.
 
-The decision rule of lonelybot (Vuong, github.com/vuonghy2442/lonelybot), on this project's
-engine. A move that can be taken back (:func:`~agents.determinized.reversible`) decides
-nothing: the player may play it and later undo its effect. So the candidates at a decision are
-the moves that cannot be taken back and every position from which one is played that the moves
-which can be reached, each reached by a line of moves that can: every talon card a run of draws
-brings up, every rearrangement of the tableau. A candidate is judged by the worlds it wins
-(:meth:`~agents.base.PlayerView.sample_world`, then the solver from the position after it under
+The decision rule of lonelybot (github.com/vuonghy2442/lonelybot), on this project's engine and
+solver. A free move -- a draw or recycle that turns up no unseen card, a move between columns
+that can be taken back (:func:`~agents.determinized.reversible`) -- decides nothing. So the
+candidates at a decision are lines of free moves ending in one move that commits (a waste card
+played, a card turned up, a column emptied for good, a draw that turns up unseen cards), one per
+position such a line ends in: every talon card that draws bring up and where it can go, every
+card that can be turned up. A candidate is judged by the worlds it wins
+(:meth:`~agents.base.PlayerView.sample_world`, the line played, then the solver under
 ``nodes``); worlds are handed out ``batch`` at a time to the candidate of highest upper
 confidence bound (UCB1, constant ``explore``), until one has been tried in ``samples`` worlds or
-``samples`` times ``spread`` worlds have been solved in all; the candidate with the most wins
-per world is played, its whole line. Every candidate is tried in the same worlds (the k-th world
-it is tried in is the k-th world sampled at that decision), so two candidates are compared on
-equal luck.
+``samples`` times ``spread`` worlds are solved; the candidate with the highest win rate (under a
+uniform prior) plays its whole line. Every candidate is tried in the same worlds (the k-th world
+it is tried in is the k-th sampled at that decision), so candidates are compared on equal luck.
 
-Unlike the ``determinized`` agent's vote, the judged moves are never ones a world would win by
-coming back from (hindsight credits a move that can be taken back with every world any move
-wins), and the vote is over every such move rather than the first moves the worlds' own
-solutions name.
+Unlike the ``determinized`` agent's vote, no judged move is one a world would win by coming
+back from (hindsight credits such a move with every world any move wins: moves to and from the
+foundations that can be taken back are candidates only when nothing commits), and every such
+move is judged, not only the first moves the worlds' own solutions name.
 
-With unlimited passes the agent first draws through the stock once (``scout``), as
-``determinized`` does. With no hidden card left it solves the one world there is under
-``nodes * samples`` and follows the line found. When no candidate wins a world it plays the
-candidate the greedy agent ranks first. Everything is seeded by the deal's seed and the budgets
-are node counts, so a run is reproducible.
+Safe moves home are played at once. With unlimited passes the agent first draws through the
+stock once (``scout``), as ``determinized`` does. With no hidden card left it solves the one
+world there is under ``nodes * samples`` and follows the line found. It never plays a line back
+to a tableau it has left; it resigns when every world it tried is lost, and plays the greedy
+agent's choice among the candidates when none won a world but some were undecided. Everything
+is seeded by the deal's seed and the budgets are node counts, so a run is reproducible.
 """
 
 from __future__ import annotations
