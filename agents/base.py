@@ -86,8 +86,7 @@ class PlayerView:
     * ``stock_visible`` -- the stock-visible track (``PlayerView(game, stock_visible=True)``):
       the stock's order is shown from the start, so ``stock`` holds no :data:`UNKNOWN`,
       ``hidden_cards`` are the face-down tableau cards only, and :meth:`sample_world` shuffles
-      only those (in an order drawn from the random source alone, so a world never depends
-      on where the true face-down cards lie). Not the benchmark's protocol: published
+      only those. Not the benchmark's protocol: published
       players of draw 3 see the stock, and this track ranks against them.
       :meth:`observe` still hides the unseen stock.
     """
@@ -132,9 +131,11 @@ class PlayerView:
         known.flags.writeable = False
         self.known_cards = known
         self.hidden_cards = tuple(sorted(hidden))
-        shuffled = self.hidden_cards if stock_visible else None  # None: every hidden card
+        shuffled = self.hidden_cards
 
         def sample_world(rng=None) -> Game:
+            # dealt over the sorted hidden cards: the world depends on the random source and on
+            # what the player knows, never on where the true hidden cards lie
             return snapshot.sample_world(rng, shuffled)
 
         def observe(mode: str = "information", dtype: str = "float32") -> np.ndarray:
@@ -179,7 +180,9 @@ class PlayerView:
     def sample_world(self, rng: np.random.Generator | int | None = None) -> Game:
         """A full game equal to this view in all the player knows, hidden cards shuffled uniformly.
 
-        The game is a guess (a determinization): search it freely.
+        The game is a guess (a determinization): search it freely. It depends on ``rng`` and on
+        what the view shows alone, so the same ``rng`` gives the same world wherever the true
+        hidden cards lie.
         """
         return self._sample_world(rng)
 

@@ -310,10 +310,11 @@ class Game:
         deck is the true deck under the same permutation, so replaying this game's
         actions on it reaches the sampled position. Its undo history starts empty.
 
-        ``cards`` shuffles only those cards (some of the hidden ones: the face-down cards
-        when the stock is shown). They are dealt to their places, tableau then talon, in
-        an order drawn over the cards sorted by id, so the world depends on ``rng``, the
-        set of cards and their places only, never on which of them lies where.
+        ``cards`` shuffles only those cards (hidden ones: a player view passes every card its
+        player has not seen, or the face-down cards only when the stock is shown). They are
+        dealt to their places, tableau then talon, in an order drawn over the cards sorted by
+        id, so the world depends on ``rng``, the set of cards and their places only, never on
+        which of them lies where.
         """
         rng = np.random.default_rng(rng)
         relabel = np.arange(core.NUM_CARDS, dtype=np.int32)

@@ -33,6 +33,8 @@ def test_permuting_hidden_cards_leaves_the_view_unchanged(deal, moves, draw):
         assert np.array_equal(view.observe(), other.observe())
         assert np.array_equal(view.observe("visible"), other.observe("visible"))
         assert view.matches(other_game) and other.matches(game)
+        # the worlds a view samples depend on the random source and the view alone
+        assert all(view.sample_world(world_seed) == other.sample_world(world_seed) for world_seed in range(3))
 
 
 def test_sampled_hidden_cards_really_move():
