@@ -39,6 +39,10 @@ player can carry out, and each is credited (with ``check``) in every world where
 ``wide=N`` widens the vote before a move that cannot be taken back: every legal move that
 cannot be taken back is tried in N fresh worlds, and the one winning in the most is played.
 
+``refresh=true`` follows kept plans only through moves that can be taken back: when a kept plan
+goes on with one that cannot, the worlds are sampled and solved afresh before the vote, since
+the kept worlds are those where the moves played so far win, not a fresh sample of the view.
+
 ``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
 from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
 results are labelled as that track. With unlimited passes it then has nothing to scout.
@@ -85,6 +89,8 @@ class DeterminizedAgent(Agent):
                                 "it turns up, credited in every world where it still wins"),
         "wide": (int, 0, "when the best action cannot be taken back, sample this many fresh worlds and play the "
                          "move that cannot be taken back and wins in the most of them (0: off)"),
+        "refresh": (bool, False, "before a move that cannot be taken back, vote on freshly sampled worlds rather than "
+                                 "on the plans kept from earlier decisions"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -110,7 +116,7 @@ class DeterminizedAgent(Agent):
             return core.DRAW
         self._plans = [(world, line) for world, line in self._plans if line and view.matches(world)]
         self._visited.add(view.position_hash())
-        if len(self._plans) < max(self.keep, 1) or self.keep == 0:
+        if len(self._plans) < max(self.keep, 1) or self.keep == 0 or (self.refresh and self._commits(view)):
             self._plans = self._solve_worlds(view)
         if self._plans:
             action = self._vote(view)
@@ -317,6 +323,16 @@ class DeterminizedAgent(Agent):
                 best = max(best, won)
             total += best
         return total
+
+    def _commits(self, view: PlayerView) -> bool:
+        """Some kept plan goes on with a move that cannot be taken back (``refresh``).
+
+        Kept plans are not a fresh sample of the worlds the view allows: they are the worlds where
+        the moves played so far win, each with its own continuation, so their vote leans towards
+        that continuation. Following them through moves that can be taken back costs nothing;
+        before a move that cannot, the worlds are sampled again.
+        """
+        return any(not reversible(view, line[0]) for _, line in self._plans)
 
     def _repeats(self, action: int) -> bool:
         """``action`` leads to a position already visited (it turns no card up, so this is exact)."""

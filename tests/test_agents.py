@@ -111,11 +111,11 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, retry, "
-                                  "samples, scout, second, see_stock, wide"),
+        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, refresh, "
+                                  "retry, samples, scout, second, see_stock, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
-                                     "budget, by_class, check, commit, keep, nodes, retry, samples, scout, second, "
-                                     "see_stock, wide"),
+                                     "budget, by_class, check, commit, keep, nodes, refresh, retry, samples, scout, "
+                                     "second, see_stock, wide"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
@@ -373,6 +373,8 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=4,nodes=2000,commit=true,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,by_class=true,wide=4", False),
     ("determinized:samples=4,nodes=1000,by_class=true,wide=4,see_stock=true", True),
+    ("determinized:samples=4,nodes=1000,by_class=true,refresh=true", False),
+    ("determinized:samples=4,nodes=1000,by_class=true,refresh=true,see_stock=true", True),
     ("hop:samples=4,batch=2,nodes=500", False),
     ("hop:samples=4,batch=2,nodes=500,see_stock=true", True),
 ])
