@@ -43,6 +43,12 @@ cannot be taken back is tried in N fresh worlds, and the one winning in the most
 goes on with one that cannot, the worlds are sampled and solved afresh before the vote, since
 the kept worlds are those where the moves played so far win, not a fresh sample of the view.
 
+``prior=MODEL.zip`` brings a trained policy (agent ``policy``'s model) into the vote: its likeliest
+move that does not walk back into a position is a candidate at every decision, solved in every
+world whose line starts otherwise, and among candidates winning in as many worlds the policy's
+likelier move is played (before the greedy agent's choice). Hindsight then vets the policy's
+moves instead of the solver's move order, which names most votes' single candidate.
+
 ``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
 from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
 results are labelled as that track. With unlimited passes it then has nothing to scout.
@@ -54,6 +60,8 @@ reproducible; a ``budget`` in seconds trades that for a bound on time.
 from __future__ import annotations
 
 from collections import Counter
+
+import numpy as np
 
 from agents.base import UNKNOWN, Agent, DealInfo, PlayerView, public_state
 from klondike_env import core
@@ -91,6 +99,8 @@ class DeterminizedAgent(Agent):
                          "move that cannot be taken back and wins in the most of them (0: off)"),
         "refresh": (bool, False, "before a move that cannot be taken back, vote on freshly sampled worlds rather than "
                                  "on the plans kept from earlier decisions"),
+        "prior": (str, "", "a trained policy (.zip): its likeliest move is a candidate at every decision and its "
+                           "probabilities break ties (empty: off)"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -99,6 +109,11 @@ class DeterminizedAgent(Agent):
     def __init__(self, **options):
         super().__init__(**options)
         self._fallback = GreedyAgent()
+        self._prior = None
+        if self.prior:
+            from agents.policy import PolicyAgent  # torch and sb3 only when asked for
+
+            self._prior = PolicyAgent(path=self.prior, deterministic=True)
 
     @property
     def sees_stock(self) -> bool:
@@ -181,6 +196,13 @@ class DeterminizedAgent(Agent):
             keys.append(key)
             prefixes.setdefault(key, line[:length])
             own.setdefault(key, []).append((world, line[length:]))
+        prior = self._prior_probabilities(view) if self._prior is not None else None
+        if prior is not None and not self.commit:
+            choice = next((int(a) for a in np.argsort(-prior, kind="stable")
+                           if view.legal_mask[a] and not self._repeats(int(a))), None)
+            if choice is not None and choice not in prefixes:
+                prefixes[choice] = [choice]
+                own[choice] = []
         found = {key: list(entries) for key, entries in own.items()}
         if self.check and len(own) > 1:
             for key, prefix in prefixes.items():
@@ -190,7 +212,7 @@ class DeterminizedAgent(Agent):
                         if result.status == SolveStatus.SOLVED:
                             found[key].append((world, list(result.actions)))
         legal = set(view.legal_actions)
-        ranked = self._ranked(view, found, own, prefixes)
+        ranked = self._ranked(view, found, own, prefixes, prior)
         if self.second > 1 and len(found) > 1:
             ranked = self._ranked_by_second_action(ranked, found, prefixes)
         # never walk back into a position already played through: different samples can
@@ -274,16 +296,17 @@ class DeterminizedAgent(Agent):
                 return (public_state(child, self.see_stock).tobytes(), action), index + 1
         return tuple(line), len(line)  # nothing is turned up: the whole line is the plan
 
-    def _ranked(self, view: PlayerView, found: dict, own: dict, prefixes: dict) -> list:
-        """Candidates, best first: most worlds won, then the greedy agent's priority for the first
-        action (among exact ties), then the most lines starting with the candidate, then the lowest
-        first action."""
+    def _ranked(self, view: PlayerView, found: dict, own: dict, prefixes: dict, prior=None) -> list:
+        """Candidates, best first: most worlds won, then (among exact ties) the ``prior`` policy's
+        probability of the first action when there is one, the greedy agent's priority for it,
+        the most lines starting with the candidate, and the lowest first action."""
         previous = self._fallback._previous
 
         def rank(key) -> tuple:
             action = prefixes[key][0]
             priority = move_priority(view, view.effect(action), previous) if view.legal_mask[action] else SKIP
-            return (-len(found[key]), -priority, -len(own.get(key, ())), action)
+            probability = prior[action] if prior is not None else 0.0
+            return (-len(found[key]), -probability, -priority, -len(own.get(key, ())), action)
 
         return sorted(found, key=rank)
 
@@ -323,6 +346,11 @@ class DeterminizedAgent(Agent):
                 best = max(best, won)
             total += best
         return total
+
+    def _prior_probabilities(self, view: PlayerView) -> np.ndarray:
+        """The ``prior`` policy's probability of each action at ``view`` (zero where illegal)."""
+        mask = view.legal_mask
+        return self._prior.probabilities(self._prior.observe(view)[None], mask[None])[0]
 
     def _commits(self, view: PlayerView) -> bool:
         """Some kept plan goes on with a move that cannot be taken back (``refresh``).

@@ -159,6 +159,16 @@ class PolicyAgent(Agent):
         if self._memory is not None:
             self._memory.played([0], [view.position_hash()], [action])
 
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's probability of each action, one row per observation, zero where masked."""
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            tensor = policy.obs_to_tensor(observations)[0]
+            distribution = policy.get_distribution(tensor, action_masks=masks.astype(bool))
+            return distribution.distribution.probs.numpy()
+
     def observe(self, view: PlayerView) -> np.ndarray:
         """The model's input for ``view``: the player's observation, padded with zeros where a
         ``+full`` model's critic would read the hidden cards."""

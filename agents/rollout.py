@@ -161,13 +161,7 @@ class RolloutAgent(Agent):
         return returns.reshape(len(candidates), self.samples).mean(axis=1)
 
     def _probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        import torch
-
-        policy = self.model.policy
-        with torch.no_grad():
-            tensor = policy.obs_to_tensor(observations)[0]
-            distribution = policy.get_distribution(tensor, action_masks=masks.astype(bool))
-            return distribution.distribution.probs.numpy()
+        return self._policy.probabilities(observations, masks)
 
     def _values(self, observations: np.ndarray) -> np.ndarray:
         import torch
