@@ -111,11 +111,11 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, refresh, "
-                                  "retry, samples, scout, second, see_stock, wide"),
+        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, prior, "
+                                  "refresh, retry, samples, scout, second, see_stock, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
-                                     "budget, by_class, check, commit, keep, nodes, refresh, retry, samples, scout, "
-                                     "second, see_stock, wide"),
+                                     "budget, by_class, check, commit, keep, nodes, prior, refresh, retry, samples, "
+                                     "scout, second, see_stock, wide"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
@@ -375,6 +375,7 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=4,nodes=1000,by_class=true,wide=4,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,by_class=true,refresh=true", False),
     ("determinized:samples=4,nodes=1000,by_class=true,refresh=true,see_stock=true", True),
+    ("determinized:samples=4,nodes=1000,by_class=true,prior=models/ppo_draw3_privileged_critic/model.zip", False),
     ("hop:samples=4,batch=2,nodes=500", False),
     ("hop:samples=4,batch=2,nodes=500,see_stock=true", True),
 ])
@@ -403,6 +404,40 @@ def test_search_agents_never_read_a_hidden_card(spec, stock_visible):
             break
         game.step(action)
     assert moved >= 10
+
+
+def test_the_prior_move_is_tried_in_every_world_and_wins_ties():
+    """With ``prior``, the policy's likeliest move is a candidate at a decision, credited in every
+    world where it wins, and ranked first among the candidates winning in the most worlds."""
+    import copy
+
+    from agents.determinized import scouting_draw
+
+    agent = make_agent("determinized:samples=4,nodes=2000")
+    agent.reset(DealInfo(seed=1, rules=Rules()))
+    game = Game.new(3)
+    while scouting_draw(PlayerView(game)):
+        game.step(DRAW)
+    view = PlayerView(game)
+    plain = copy.deepcopy(agent).act(view)
+    pick = next(action for action in reversed(view.legal_actions) if action != plain)
+    probabilities = np.zeros(len(view.legal_mask))
+    probabilities[pick] = 1.0
+    agent._prior = "stand-in for a policy"
+    agent._prior_probabilities = lambda _: probabilities
+    seen = {}
+    ranked = agent._ranked
+
+    def capture(view, found, own, prefixes, prior=None):
+        seen.update(found=found, prefixes=prefixes, order=ranked(view, found, own, prefixes, prior))
+        return seen["order"]
+
+    agent._ranked = capture
+    action = agent.act(view)
+    assert pick in seen["prefixes"]
+    most = max(len(entries) for entries in seen["found"].values())
+    assert (seen["order"][0] == pick) == (len(seen["found"][pick]) == most)
+    assert action == seen["prefixes"][seen["order"][0]][0]
 
 
 @pytest.mark.parametrize("see_stock", [False, True])
