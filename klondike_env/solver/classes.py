@@ -35,6 +35,7 @@ from klondike_env.core import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
+from klondike_env.solver.control import NO_REFCOUNT
 from klondike_env.solver.moves import (
     AFTER_SHIFT,
     BEFORE_SHIFT,
@@ -117,7 +118,7 @@ def _set_talon_cards(state, cards):
     state[_TALON_MASK + 1] = cards >> _HALF
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _class_sets(state, column_cards, down_masks):
     """``(F, N, empty)``: the face-up tableau cards, those that are not bases, and the empty
     columns, as the class determines them (docs/solver.md)."""
@@ -164,7 +165,7 @@ def _in_face_up(state, card_place, card):
     return (_talon_cards(state) >> card) & 1 == 0
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _card_home(state, column_cards, card_place, card):
     """Send ``card`` of ``F`` to its foundation; a base's column turns its next card up."""
     state[FOUNDATION + card // NUM_RANKS] += 1
@@ -175,7 +176,7 @@ def _card_home(state, column_cards, card_place, card):
         _normalise(state, column_cards, col)
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _class_auto_play(state, column_cards, card_place):
     """The safe auto-play (klondike_env.solver.moves.safe_to_foundation) on every card of ``F``."""
     moved = True
@@ -200,7 +201,7 @@ def copy_class(parent, child):
     child[COLUMN_DOWN:] = parent[COLUMN_DOWN:]
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def apply_class_move(state, rules, column_cards, card_place, move):
     # the recipe's draws and recycle, in one step (realize plays them one by one)
     draw_count = rules[RULE_DRAW_COUNT]
@@ -227,7 +228,7 @@ def apply_class_move(state, rules, column_cards, card_place, move):
     _class_auto_play(state, column_cards, card_place)
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def generate_class_moves(state, rules, column_cards, down_masks, moves, scores, reached):
     """All class moves at ``state``, best first (the position search's order). Returns how many."""
     face_up, sitters, empty = _class_sets(state, column_cards, down_masks)
@@ -273,7 +274,7 @@ def generate_class_moves(state, rules, column_cards, down_masks, moves, scores, 
     return count
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def class_key(state, rules, limited, key):
     """The class as three words: the columns' ``down`` and the foundations and waste boundary;
     the talon cards left (as a card mask); the recycles (limited passes only)."""

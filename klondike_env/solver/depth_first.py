@@ -29,7 +29,7 @@ from klondike_env.solver.classes import (
     realize,
     root_class,
 )
-from klondike_env.solver.control import EXHAUSTED, FULL, WON, ControlledSearch
+from klondike_env.solver.control import EXHAUSTED, FULL, NO_REFCOUNT, WON, ControlledSearch
 from klondike_env.solver.keys import KEY_CLASSES, KEY_WORDS, key_modes, mix_key, search_key
 from klondike_env.solver.moves import (
     BEFORE_SHIFT,
@@ -259,7 +259,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
     ctrl[_ENTRIES] = entries
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_count, entries, mark_stop, shared):
     """With unlimited passes, a position whose waste boundary (``key[word]``'s 5 bits at
     ``shift``) is off the draw grid can reach, by draws alone, the same position with each
@@ -288,7 +288,7 @@ def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_co
     return entries, covered_from
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _drop_covered_talon_moves(moves, scores, count, boundary, draw_count, covered_from):
     """Drop the talon moves of a position with waste boundary ``boundary`` (off the grid) that a
     position with the same cards and a later boundary ``covered_from`` of its grid (or the grid

@@ -13,6 +13,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from klondike_env.solver.control import NO_REFCOUNT
 from klondike_env.solver.keys import KEY_WORDS, mix_key
 from klondike_env.solver.memory import search_array
 from klondike_env.solver.results import SolverInputError
@@ -89,7 +90,7 @@ def _swap_epoch(typingctx, table, slot, expected, value):
     return types.int64(table, slot, types.int64, types.int64), codegen
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def table_insert(table, epoch, key):
     """1 if ``key`` was new (now stored), 0 if present, -1 if no free slot was found.
 
