@@ -198,7 +198,8 @@ def copy_class(parent, child):
     slots from ``COLUMN_DOWN`` on)."""
     child[_TALON_MASK] = parent[_TALON_MASK]
     child[_TALON_MASK + 1] = parent[_TALON_MASK + 1]
-    child[COLUMN_DOWN:] = parent[COLUMN_DOWN:]
+    for i in range(COLUMN_DOWN, parent.shape[0]):  # (a loop: an array assignment needs numba's refcounts)
+        child[i] = parent[i]
 
 
 @njit(**NO_REFCOUNT)
