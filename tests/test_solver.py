@@ -111,6 +111,16 @@ def test_a_deck_a_deal_number_and_a_game_give_the_same_search():
     assert by_number.status == SolveStatus.SOLVED
 
 
+@pytest.mark.parametrize("by_class", [True, False])
+def test_actions_false_gives_the_same_verdict_without_the_line(by_class):
+    for deal in (3, 5, 66):
+        full = solve(deal, node_limit=20_000, by_class=by_class)
+        bare = solve(deal, node_limit=20_000, by_class=by_class, actions=False)
+        assert (bare.status, bare.nodes, bare.stopped_by) == (full.status, full.nodes, full.stopped_by)
+        assert bare.actions == []
+    assert full.status != SolveStatus.SOLVED or full.actions
+
+
 # --- hand-built positions with known answers --------------------------------------
 def test_trivial_endgame_is_solved():
     # every card home but the four kings, one per column
@@ -770,6 +780,7 @@ def test_terminal_progress_shows_a_line_on_a_terminal_only():
     ({"probe_after": 0}, "probe_after"),
     ({"best_after": 2.5}, "best_after"),
     ({"exact_twins": "yes"}, "exact_twins"),
+    ({"actions": 0}, "actions"),
     ({"threads": 3}, "threads"),
     ({"threads": True}, "threads"),
     ({"exact_twins": True, "rules": Rules(max_passes=100)}, "exact_twins needs max_passes <= 64"),

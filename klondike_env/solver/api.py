@@ -88,6 +88,7 @@ def solve(
     by_class: bool = True,
     threads: int = 1,
     progress: Callable[[int, float], object] | None = None,
+    actions: bool = True,
 ) -> SolveResult:
     """Decide a Thoughtful Klondike position and find a winning line.
 
@@ -116,6 +117,8 @@ def solve(
     a second on a long solve), with the nodes expanded so far and the fraction of the complete
     search's table in use (1.0: full); :class:`~klondike_env.solver.progress.TerminalProgress`
     shows them on a terminal.
+    ``actions=False``: leave the result's ``actions`` empty, even when SOLVED, for a caller that
+    reads only the status (building the winning line costs about as much as a small solve).
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
@@ -137,6 +140,8 @@ def solve(
     key_flags = (KEY_LIMITED if rules.max_passes is not None else 0) | (KEY_EXACT_TWINS if exact_twins else 0)
     if progress is not None and not callable(progress):
         raise SolverInputError(f"bad progress={progress!r}: expected a callable (nodes, table_fill) or None")
+    if not isinstance(actions, bool):
+        raise SolverInputError(f"bad actions {actions!r}: expected True or False")
     if not isinstance(by_class, bool):
         raise SolverInputError(f"bad by_class {by_class!r}: expected True or False")
     if threads not in (1, 2) or isinstance(threads, bool):
@@ -228,9 +233,9 @@ def solve(
     nodes = main_nodes(complete, main) + helpers.nodes
     cut = main is not None and (main.cut or helpers.partner.cut)
 
-    actions: list[int] = []
+    line: list[int] = []
     if decider is not None and decider.result == WON:
-        actions = decider.solution()
+        line = decider.solution() if actions else []
         status = SolveStatus.SOLVED
     elif decider is not None and not decider.cut and not cut:
         status = SolveStatus.UNSOLVABLE
@@ -240,7 +245,7 @@ def solve(
             stopped_by = "depth"  # exhausted, but with lines cut at the depth cap
     return SolveResult(
         status=status,
-        actions=actions,
+        actions=line,
         nodes=nodes,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
