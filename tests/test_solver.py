@@ -469,6 +469,10 @@ def test_a_covered_card_goes_home_after_one_move_within_its_class():
     # 8C onto 9D (column 0 -> 1), 9H home; then nothing is safe to auto-play (TH needs the black nines)
     assert actions == [core.column_action(0, 1), core.COLUMN_TO_FOUNDATION + 0]
     assert_replays_to_a_win(game, solve(game))
+    # the compiled line counts every action even where its buffer is too short (realize then plays it again)
+    short = np.empty(1, np.int32)
+    assert classes._realize(game._state, game._rules_array, np.array([home], np.int32), short) == 2
+    assert short[0] == actions[0]
 
 
 def test_the_class_search_proves_a_loss_the_position_search_needs_millions_for():

@@ -43,6 +43,7 @@ from klondike_env.solver.moves import (
     RECYCLE_SHIFT,
     add_move,
     auto_play,
+    play_action,
     play_recipe,
     safe_to_foundation,
     talon_step,
@@ -322,54 +323,59 @@ def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]
     real position ``root``: draws and recycle, the card move (onto whichever holder or empty column
     is uncovered), a move within the class first where the card to go home is covered, and the
     safe auto-play after each (docs/solver.md, "The class search", (2))."""
+    line = np.asarray(class_moves, np.int32)
+    size = 16 * len(line) + 64  # room for most lines; a longer one is played again with room for it
+    while True:
+        out = np.empty(size, np.int32)
+        count = _realize(root, rules_array, line, out)
+        if count <= size:
+            return out[:count].tolist()
+        size = count
+
+
+@njit(cache=True)
+def _realize(root, rules, line, out):
+    """:func:`realize` into ``out``; returns how many actions (more than fit when ``out`` is short)."""
     state = root.copy()
-    out = np.empty(64, np.int32)
-    actions: list[int] = []
-
-    def play(action: int) -> None:
-        core.apply_action(state, rules_array, action)
-        actions.append(action)
-
-    def play_safe_cards() -> None:
-        count = auto_play(state, rules_array, out, 0)
-        actions.extend(int(a) for a in out[:count])
-
-    def column_taking(card: int, source: int = -1) -> int:
-        for col in range(NUM_COLUMNS):
-            if col != source and core.fits_column(state, rules_array, card, col):
-                return col
-        raise AssertionError(f"no column takes card {card}")  # the class move was checked legal
-
-    play_safe_cards()
-    for move in class_moves:
-        move = int(move)
-        count = play_recipe(state, rules_array, move, out, 0)
-        actions.extend(int(a) for a in out[:count])
+    count = auto_play(state, rules, out, 0)
+    for i in range(line.shape[0]):
+        move = line[i]
+        count = play_recipe(state, rules, move, out, count)
         kind, arg = (move >> _KIND_SHIFT) & _KIND_MASK, (move >> _ARG_SHIFT) & _ARG_MASK
         if kind == WASTE_HOME:
-            play(WASTE_TO_FOUNDATION)
+            action = WASTE_TO_FOUNDATION
         elif kind == WASTE_OUT:
-            play(WASTE_TO_COLUMN + column_taking(int(core.waste_top(state))))
+            action = WASTE_TO_COLUMN + _column_taking(state, rules, core.waste_top(state), -1)
         elif kind == CARD_HOME:
             col, depth = _find(state, arg)
-            length = int(state[COLUMN_LENGTH + col])
-            if depth < length - 1:  # covered: move what lies on it onto the other holder
-                above = int(state[TABLEAU + COLUMN_SLOTS * col + depth + 1])
-                play(core.column_action(col, column_taking(above, col)))
-            play(COLUMN_TO_FOUNDATION + col)
+            if depth < state[COLUMN_LENGTH + col] - 1:  # covered: move what lies on it onto the other holder
+                above = state[TABLEAU + COLUMN_SLOTS * col + depth + 1]
+                onto = _column_taking(state, rules, above, col)
+                count = play_action(state, rules, core.column_action(col, onto), out, count)
+            action = COLUMN_TO_FOUNDATION + col
         elif kind == BASE_AWAY:
-            base = int(state[TABLEAU + COLUMN_SLOTS * arg + state[COLUMN_DOWN + arg]])
-            play(core.column_action(arg, column_taking(base, arg)))
+            base = state[TABLEAU + COLUMN_SLOTS * arg + state[COLUMN_DOWN + arg]]
+            action = core.column_action(arg, _column_taking(state, rules, base, arg))
         else:
-            card = NUM_RANKS * arg + int(state[FOUNDATION + arg]) - 1
-            play(FOUNDATION_TO_COLUMN + NUM_COLUMNS * arg + column_taking(card))
-        play_safe_cards()
-    return actions
+            card = NUM_RANKS * arg + state[FOUNDATION + arg] - 1
+            action = FOUNDATION_TO_COLUMN + NUM_COLUMNS * arg + _column_taking(state, rules, card, -1)
+        count = play_action(state, rules, action, out, count)
+        count = auto_play(state, rules, out, count)
+    return count
 
 
-def _find(state: np.ndarray, card: int) -> tuple[int, int]:
+@njit(cache=True)
+def _column_taking(state, rules, card, source):
     for col in range(NUM_COLUMNS):
-        for depth in range(int(state[COLUMN_LENGTH + col])):
+        if col != source and core.fits_column(state, rules, card, col):
+            return col
+    raise AssertionError("no column takes the card")  # the class move was checked legal
+
+
+@njit(cache=True)
+def _find(state, card):
+    for col in range(NUM_COLUMNS):
+        for depth in range(state[COLUMN_LENGTH + col]):
             if state[TABLEAU + COLUMN_SLOTS * col + depth] == card:
                 return col, depth
-    raise AssertionError(f"card {card} is not in the tableau")
+    raise AssertionError("the card is not in the tableau")
