@@ -158,7 +158,7 @@ def solve(
         main, helpers.partner = Sharer(1, complete, complete), Sharer(2, complete)
     deadline = None if time_limit is None else started + time_limit
     helpers_beside = None  # the thread running the helpers beside the complete search (threads=2)
-    stop = threading.Event()
+    stop = threading.Event() if threads == 2 else None  # tells the thread beside to end
     chunk = 4096
     stopped_by = None
     decider = complete if complete.result in (WON, EXHAUSTED) else None  # the search that decided
@@ -225,8 +225,8 @@ def solve(
             if complete.result != RUNNING:
                 decider = complete
     finally:
-        stop.set()
         if helpers_beside is not None:
+            stop.set()
             helpers_beside.join()
     if helpers.error is not None:
         raise helpers.error

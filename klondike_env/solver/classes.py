@@ -294,25 +294,28 @@ def class_key(state, rules, limited, key):
     key[2] = state[RECYCLES] if limited else 0
 
 
-def root_class(root: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+@njit(cache=True)
+def root_class(root):
     """A position's class state (a copy whose ``COLUMN_DOWN`` entries hold ``down``), the
     columns' own cards (``column_cards[k, d]``: depth ``d`` of column ``k``, for ``d <= down[k]``),
     ``down_masks[k, d]`` (the mask of column ``k``'s cards below depth ``d``) and ``card_place``
     (each own card's column and depth, ``-1`` for the other cards)."""
     state = root.copy()
     state[TABLEAU:COLUMN_LENGTH] = -1  # the class reads no tableau slot but the talon mask's two
-    _set_talon_cards(state, sum(1 << int(card) for card in root[TALON : TALON + root[TALON_LENGTH]]))
+    talon = np.int64(0)
+    for i in range(root[TALON_LENGTH]):
+        talon |= np.int64(1) << root[TALON + i]
+    _set_talon_cards(state, talon)
     card_place = np.full(NUM_CARDS, -1, np.int32)
     column_cards = np.full((NUM_COLUMNS, COLUMN_SLOTS), -1, np.int32)
     down_masks = np.zeros((NUM_COLUMNS, COLUMN_SLOTS + 1), np.int64)
     for col in range(NUM_COLUMNS):
-        length = int(root[COLUMN_LENGTH + col])
-        down = int(root[COLUMN_DOWN + col]) if length > 0 else -1
+        down = root[COLUMN_DOWN + col] if root[COLUMN_LENGTH + col] > 0 else -1
         for depth in range(down + 1):
             column_cards[col, depth] = root[TABLEAU + COLUMN_SLOTS * col + depth]
             card_place[column_cards[col, depth]] = _PLACE * col + depth
         for depth in range(1, down + 1):
-            down_masks[col, depth] = down_masks[col, depth - 1] | (1 << int(column_cards[col, depth - 1]))
+            down_masks[col, depth] = down_masks[col, depth - 1] | (np.int64(1) << column_cards[col, depth - 1])
         state[COLUMN_DOWN + col] = down
         _normalise(state, column_cards, col)
     return state, column_cards, down_masks, card_place

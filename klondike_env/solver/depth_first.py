@@ -404,7 +404,9 @@ class DepthFirst(ControlledSearch):
     def solution(self) -> list[int]:
         depth = int(self.ctrl[_DEPTH])
         if self.key_flags & KEY_CLASSES:
-            return realize(self.root, self.rules_array, self._line(depth))
+            levels = np.arange(depth)
+            line = np.concatenate((np.asarray(self.line, np.int32), self.moves[levels, self.move_next[levels] - 1]))
+            return realize(self.root, self.rules_array, line)
         out = np.empty(8 * MAX_DEPTH + 64, np.int32)
         count = solution_actions(self.root, self.rules_array, self.moves, self.move_next, depth, out)
         return [int(a) for a in out[:count]]
