@@ -675,7 +675,7 @@ def test_the_best_first_store_packs_positions_without_loss():
 def test_a_full_best_first_store_stops_that_search_only(monkeypatch):
     # a store too small for the deal: the best-first search reports FULL (no write past its
     # arrays), and the other searches still decide the deal
-    root, rules = api._root_position(66, None)
+    root, rules, _ = api._root_position(66, None)
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
     for i in range(int(root[core.TALON_LENGTH])):
         talon_index[root[core.TALON + i]] = i

@@ -59,20 +59,24 @@ def _check_limit(name: str, value, integer: bool):
     return value
 
 
-def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules]:
+def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules, np.ndarray]:
+    """The root position, its rules and their array."""
     from klondike_env.game import Game
 
     if rules is not None and not isinstance(rules, Rules):
         raise SolverInputError(f"bad rules {rules!r}: expected a klondike_env.Rules or None")
     if isinstance(game_or_deck, Game):
-        return game_or_deck._state.copy(), game_or_deck.rules if rules is None else rules
+        if rules is None:  # the game's own rules array (a copy: cheaper than building it again)
+            return game_or_deck._state.copy(), game_or_deck.rules, game_or_deck._rules_array.copy()
+        return game_or_deck._state.copy(), rules, rules.as_array()
     if isinstance(game_or_deck, (int, np.integer)) and not isinstance(game_or_deck, (bool, np.bool_)):
         deck = deal_deck(check_deal(game_or_deck))
     else:
         deck = parse_deck(game_or_deck)
     state = np.empty(STATE_SIZE, np.int32)
     core.init_state(np.asarray(deck, np.int32), state)
-    return state, Rules() if rules is None else rules
+    rules = Rules() if rules is None else rules
+    return state, rules, rules.as_array()
 
 
 def solve(
@@ -126,16 +130,15 @@ def solve(
     probe_after = PROBE_AFTER if probe_after is None else _check_limit("probe_after", probe_after, integer=True)
     best_after = BEST_AFTER if best_after is None else _check_limit("best_after", best_after, integer=True)
     _check_limit("memory_limit_mb", memory_limit_mb, integer=False)
-    root, rules = _root_position(game_or_deck, rules)
+    root, rules, rules_array = _root_position(game_or_deck, rules)
     if not isinstance(exact_twins, bool):
         raise SolverInputError(f"bad exact_twins {exact_twins!r}: expected True or False")
     if exact_twins and rules.max_passes is not None and rules.max_passes > 64:
         raise SolverInputError(
             f"exact_twins needs max_passes <= 64 or None (the key has 6 bits for recycles), got {rules.max_passes}")
-    rules_array = rules.as_array()
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
-    for i in range(int(root[TALON_LENGTH])):
-        talon_index[root[TALON + i]] = i
+    talon_length = int(root[TALON_LENGTH])
+    talon_index[root[TALON : TALON + talon_length]] = np.arange(talon_length, dtype=np.int32)
     capacity = table_capacity(memory_limit_mb, node_limit)
     key_flags = (KEY_LIMITED if rules.max_passes is not None else 0) | (KEY_EXACT_TWINS if exact_twins else 0)
     if progress is not None and not callable(progress):

@@ -7,6 +7,8 @@ free, so a table is emptied in O(1) by taking a new epoch.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -199,6 +201,7 @@ def table_for(capacity: int, role: str = "main") -> Table:
     return table
 
 
+@functools.lru_cache(maxsize=64)  # a pure function, asked on every solve
 def table_capacity(memory_limit_mb: float, node_limit: int | None = None) -> int:
     """Entries of the table a search gets: a power of two within the memory limit, and no
     larger than the node budget needs (small budgets get small, cache-friendly tables)."""
