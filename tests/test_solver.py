@@ -541,6 +541,24 @@ def test_helpers_on_a_thread_of_their_own_reach_the_same_verdicts(deal, status):
     assert cut.nodes <= limit + 2 * schedule.RACE_CHUNK
 
 
+def test_a_search_on_a_shared_table_does_not_depend_on_the_epoch_numbers():
+    # the stamps of a shared table are the epoch and the epoch + owner: a search must give the
+    # same run whichever epoch the table is at
+    root, _, rules_array = api._root_position(144, None)
+    talon_index = np.full(core.NUM_CARDS, -1, np.int32)
+    length = int(root[core.TALON_LENGTH])
+    talon_index[root[core.TALON : core.TALON + length]] = np.arange(length, dtype=np.int32)
+    runs = []
+    for epoch in (0, 3, 100):
+        shared_table = table.Table(8192)
+        shared_table.epoch = epoch
+        search = depth_first.DepthFirst(root, rules_array, talon_index, keys.KEY_CLASSES, shared_table, 8192,
+                                        seed=0, shared=(shared_table.next_epoch(table.SHARED_EPOCHS), 1))
+        search.run(2000)
+        runs.append((search.result, search.nodes, search.entries))
+    assert runs[0] == runs[1] == runs[2]
+
+
 def count_hand_overs(monkeypatch) -> dict[int, int]:
     """Count the classes one thread's search hands to the other (threads=2), by its owner number
     (1: the main thread, 2: the partner)."""
