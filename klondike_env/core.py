@@ -523,7 +523,7 @@ def foundation_total(state):
     return state[FOUNDATION] + state[FOUNDATION + 1] + state[FOUNDATION + 2] + state[FOUNDATION + 3]
 
 
-@njit(cache=True, inline="always")  # inline: the solver's searches call it on every successor
+@njit(cache=True)
 def is_won(state):
     return foundation_total(state) == NUM_CARDS
 

@@ -12,6 +12,7 @@ from numba import njit
 
 from klondike_env import core
 from klondike_env.core import (
+    NUM_CARDS,
     NUM_COLUMNS,
     RULE_DRAW_COUNT,
     STATE_SIZE,
@@ -132,7 +133,8 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, fresh, cl
         _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
     move_next[0] = 0
     _search(rules, states, moves, scores, move_counts, move_next, fresh, claims, ctrl, talon_index, key_flags, table,
-            epoch, owner, 1, entry_stop, mark_stop, seed, spread, layout, work, True)  # the root's successors, no expansion
+            epoch, owner, 1, entry_stop, mark_stop, seed, spread, layout, work,
+            True)  # the root's successors, no expansion
 
 
 def search_work() -> tuple:
@@ -146,7 +148,8 @@ def search_work() -> tuple:
 
 @njit(nogil=True, **NO_REFCOUNT)
 def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims, ctrl, talon_index, key_flags,
-            table, epoch, owner, node_stop, entry_stop, mark_stop, seed, spread, layout, work, successors_pending=False):
+            table, epoch, owner, node_stop, entry_stop, mark_stop, seed, spread, layout, work,
+            successors_pending=False):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable).
     ``successors_pending``: the position at the current depth is expanded but its successors
     are not looked up yet (the root, from ``_start``). ``work``: :func:`search_work`.
@@ -220,7 +223,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
         won = -1
         for index in range(count):
             _node_child(parent, scratch, rules, moves[depth, index], layout, no_record)
-            if core.is_won(scratch):
+            if core.foundation_total(scratch) == NUM_CARDS:  # core.is_won, whose call would count references
                 won = index
                 break
             _node_key(scratch, rules, talon_index, limited, exact_twins, layout, keys[index], values, free)
