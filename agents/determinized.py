@@ -140,18 +140,20 @@ class DeterminizedAgent(Agent):
         self._fallback.note(view, action)
         return action
 
-    def _solve(self, world: Game, nodes: int):
-        """The solver on one world under ``nodes`` (and ``budget`` seconds); counts the call."""
+    def _solve(self, world: Game, nodes: int, actions: bool = True):
+        """The solver on one world under ``nodes`` (and ``budget`` seconds); counts the call.
+        ``actions=False``: the status alone (no winning line)."""
         self.solves += 1
         return solve(world, node_limit=nodes, time_limit=self.budget or None,
-                     probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER, by_class=self.by_class)
+                     probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER, by_class=self.by_class,
+                     actions=actions)
 
-    def _solve_after(self, world: Game, prefix: list[int]):
+    def _solve_after(self, world: Game, prefix: list[int], actions: bool = True):
         """The solver, under ``nodes``, on ``world`` after the actions ``prefix`` (``world`` is left as it is)."""
         child = world.copy()
         for action in prefix:
             child.step(action)
-        return self._solve(child, self.nodes)
+        return self._solve(child, self.nodes, actions)
 
     # --- helpers ------------------------------------------------------------------
     def _solve_worlds(self, view: PlayerView) -> list[tuple[Game, list[int]]]:
@@ -341,8 +343,9 @@ class DeterminizedAgent(Agent):
             counts = Counter(rest[0] for _, rest in group)
             best = 0
             for second in sorted(counts, key=lambda a: (-counts[a], a))[:2]:
-                won = counts[second] + sum(self._solve_after(child, [second]).status == SolveStatus.SOLVED
-                                           for child, rest in group if rest[0] != second)
+                won = counts[second] + sum(
+                    self._solve_after(child, [second], actions=False).status == SolveStatus.SOLVED
+                    for child, rest in group if rest[0] != second)
                 best = max(best, won)
             total += best
         return total

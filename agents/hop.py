@@ -81,9 +81,10 @@ class HopAgent(Agent):
             self._line = self._best_candidate(view)
         return self._line.pop(0) if self._line else RESIGN
 
-    def _solve(self, world: Game, nodes: int):
+    def _solve(self, world: Game, nodes: int, actions: bool = True):
+        """The solver on one world under ``nodes``; ``actions=False``: the status alone (no winning line)."""
         self.solves += 1
-        return solve(world, node_limit=nodes)
+        return solve(world, node_limit=nodes, actions=actions)
 
     def _solved_line(self, view: PlayerView) -> list[int]:
         """Every card is known: the line that wins the one world there is, else the best candidate."""
@@ -110,7 +111,7 @@ class HopAgent(Agent):
                 child = world.copy()
                 for action in candidates[pick]:
                     child.step(action)
-                status = SolveStatus.SOLVED if child.is_won else self._solve(child, self.nodes).status
+                status = SolveStatus.SOLVED if child.is_won else self._solve(child, self.nodes, actions=False).status
                 wins[pick] += status == SolveStatus.SOLVED
                 undecided[pick] += status == SolveStatus.UNKNOWN
             tried[pick] += self.batch

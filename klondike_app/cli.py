@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "playthrough": ("playthrough", "write or regenerate golden playthrough files"),
     "ray-costs": ("ray_costs", "Ray's cost per task here, and a run's deals per hour and cost on N workers"),
     "bench": ("bench", "speed and strength benchmarks: core, env, solver"),
+    "bench-worlds": ("bench_worlds", "CPU time of the small world solves the determinized and hop agents make"),
     "benchmark-table": ("benchmark_table", "rewrite the results tables of BENCHMARK.md and README.md from the committed summaries"),
     "play": ("web.play_command", "play Klondike in the browser (a web server on this machine)"),
     "watch": ("web.watch_command", "replay recorded games in the browser: step through them, see the losing move"),

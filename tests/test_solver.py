@@ -111,6 +111,16 @@ def test_a_deck_a_deal_number_and_a_game_give_the_same_search():
     assert by_number.status == SolveStatus.SOLVED
 
 
+@pytest.mark.parametrize("by_class", [True, False])
+def test_actions_false_gives_the_same_verdict_without_the_line(by_class):
+    for deal in (3, 5, 66):
+        full = solve(deal, node_limit=20_000, by_class=by_class)
+        bare = solve(deal, node_limit=20_000, by_class=by_class, actions=False)
+        assert (bare.status, bare.nodes, bare.stopped_by) == (full.status, full.nodes, full.stopped_by)
+        assert bare.actions == []
+    assert full.status != SolveStatus.SOLVED or full.actions
+
+
 # --- hand-built positions with known answers --------------------------------------
 def test_trivial_endgame_is_solved():
     # every card home but the four kings, one per column
@@ -459,6 +469,10 @@ def test_a_covered_card_goes_home_after_one_move_within_its_class():
     # 8C onto 9D (column 0 -> 1), 9H home; then nothing is safe to auto-play (TH needs the black nines)
     assert actions == [core.column_action(0, 1), core.COLUMN_TO_FOUNDATION + 0]
     assert_replays_to_a_win(game, solve(game))
+    # the compiled line counts every action even where its buffer is too short (realize then plays it again)
+    short = np.empty(1, np.int32)
+    assert classes._realize(game._state, game._rules_array, np.array([home], np.int32), short) == 2
+    assert short[0] == actions[0]
 
 
 def test_the_class_search_proves_a_loss_the_position_search_needs_millions_for():
@@ -525,6 +539,24 @@ def test_helpers_on_a_thread_of_their_own_reach_the_same_verdicts(deal, status):
     cut = solve(deal, node_limit=limit, threads=2)
     assert cut.status == SolveStatus.UNKNOWN and cut.stopped_by == "nodes"
     assert cut.nodes <= limit + 2 * schedule.RACE_CHUNK
+
+
+def test_a_search_on_a_shared_table_does_not_depend_on_the_epoch_numbers():
+    # the stamps of a shared table are the epoch and the epoch + owner: a search must give the
+    # same run whichever epoch the table is at
+    root, _, rules_array = api._root_position(144, None)
+    talon_index = np.full(core.NUM_CARDS, -1, np.int32)
+    length = int(root[core.TALON_LENGTH])
+    talon_index[root[core.TALON : core.TALON + length]] = np.arange(length, dtype=np.int32)
+    runs = []
+    for epoch in (0, 3, 100):
+        shared_table = table.Table(8192)
+        shared_table.epoch = epoch
+        search = depth_first.DepthFirst(root, rules_array, talon_index, keys.KEY_CLASSES, shared_table, 8192,
+                                        seed=0, shared=(shared_table.next_epoch(table.SHARED_EPOCHS), 1))
+        search.run(2000)
+        runs.append((search.result, search.nodes, search.entries))
+    assert runs[0] == runs[1] == runs[2]
 
 
 def count_hand_overs(monkeypatch) -> dict[int, int]:
@@ -661,7 +693,7 @@ def test_the_best_first_store_packs_positions_without_loss():
 def test_a_full_best_first_store_stops_that_search_only(monkeypatch):
     # a store too small for the deal: the best-first search reports FULL (no write past its
     # arrays), and the other searches still decide the deal
-    root, rules = api._root_position(66, None)
+    root, rules, _ = api._root_position(66, None)
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
     for i in range(int(root[core.TALON_LENGTH])):
         talon_index[root[core.TALON + i]] = i
@@ -770,6 +802,7 @@ def test_terminal_progress_shows_a_line_on_a_terminal_only():
     ({"probe_after": 0}, "probe_after"),
     ({"best_after": 2.5}, "best_after"),
     ({"exact_twins": "yes"}, "exact_twins"),
+    ({"actions": 0}, "actions"),
     ({"threads": 3}, "threads"),
     ({"threads": True}, "threads"),
     ({"exact_twins": True, "rules": Rules(max_passes=100)}, "exact_twins needs max_passes <= 64"),

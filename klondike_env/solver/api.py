@@ -59,20 +59,24 @@ def _check_limit(name: str, value, integer: bool):
     return value
 
 
-def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules]:
+def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules, np.ndarray]:
+    """The root position, its rules and their array."""
     from klondike_env.game import Game
 
     if rules is not None and not isinstance(rules, Rules):
         raise SolverInputError(f"bad rules {rules!r}: expected a klondike_env.Rules or None")
     if isinstance(game_or_deck, Game):
-        return game_or_deck._state.copy(), game_or_deck.rules if rules is None else rules
+        if rules is None:  # the game's own rules array (a copy: cheaper than building it again)
+            return game_or_deck._state.copy(), game_or_deck.rules, game_or_deck._rules_array.copy()
+        return game_or_deck._state.copy(), rules, rules.as_array()
     if isinstance(game_or_deck, (int, np.integer)) and not isinstance(game_or_deck, (bool, np.bool_)):
         deck = deal_deck(check_deal(game_or_deck))
     else:
         deck = parse_deck(game_or_deck)
     state = np.empty(STATE_SIZE, np.int32)
     core.init_state(np.asarray(deck, np.int32), state)
-    return state, Rules() if rules is None else rules
+    rules = Rules() if rules is None else rules
+    return state, rules, rules.as_array()
 
 
 def solve(
@@ -88,6 +92,7 @@ def solve(
     by_class: bool = True,
     threads: int = 1,
     progress: Callable[[int, float], object] | None = None,
+    actions: bool = True,
 ) -> SolveResult:
     """Decide a Thoughtful Klondike position and find a winning line.
 
@@ -116,6 +121,8 @@ def solve(
     a second on a long solve), with the nodes expanded so far and the fraction of the complete
     search's table in use (1.0: full); :class:`~klondike_env.solver.progress.TerminalProgress`
     shows them on a terminal.
+    ``actions=False``: leave the result's ``actions`` empty, even when SOLVED, for a caller that
+    reads only the status (building the winning line costs about as much as a small solve).
     """
     started = time.perf_counter()
     time_limit = _check_limit("time_limit", time_limit, integer=False)
@@ -123,20 +130,21 @@ def solve(
     probe_after = PROBE_AFTER if probe_after is None else _check_limit("probe_after", probe_after, integer=True)
     best_after = BEST_AFTER if best_after is None else _check_limit("best_after", best_after, integer=True)
     _check_limit("memory_limit_mb", memory_limit_mb, integer=False)
-    root, rules = _root_position(game_or_deck, rules)
+    root, rules, rules_array = _root_position(game_or_deck, rules)
     if not isinstance(exact_twins, bool):
         raise SolverInputError(f"bad exact_twins {exact_twins!r}: expected True or False")
     if exact_twins and rules.max_passes is not None and rules.max_passes > 64:
         raise SolverInputError(
             f"exact_twins needs max_passes <= 64 or None (the key has 6 bits for recycles), got {rules.max_passes}")
-    rules_array = rules.as_array()
     talon_index = np.full(core.NUM_CARDS, -1, np.int32)
-    for i in range(int(root[TALON_LENGTH])):
-        talon_index[root[TALON + i]] = i
+    talon_length = int(root[TALON_LENGTH])
+    talon_index[root[TALON : TALON + talon_length]] = np.arange(talon_length, dtype=np.int32)
     capacity = table_capacity(memory_limit_mb, node_limit)
     key_flags = (KEY_LIMITED if rules.max_passes is not None else 0) | (KEY_EXACT_TWINS if exact_twins else 0)
     if progress is not None and not callable(progress):
         raise SolverInputError(f"bad progress={progress!r}: expected a callable (nodes, table_fill) or None")
+    if not isinstance(actions, bool):
+        raise SolverInputError(f"bad actions {actions!r}: expected True or False")
     if not isinstance(by_class, bool):
         raise SolverInputError(f"bad by_class {by_class!r}: expected True or False")
     if threads not in (1, 2) or isinstance(threads, bool):
@@ -153,7 +161,7 @@ def solve(
         main, helpers.partner = Sharer(1, complete, complete), Sharer(2, complete)
     deadline = None if time_limit is None else started + time_limit
     helpers_beside = None  # the thread running the helpers beside the complete search (threads=2)
-    stop = threading.Event()
+    stop = threading.Event() if threads == 2 else None  # tells the thread beside to end
     chunk = 4096
     stopped_by = None
     decider = complete if complete.result in (WON, EXHAUSTED) else None  # the search that decided
@@ -220,17 +228,17 @@ def solve(
             if complete.result != RUNNING:
                 decider = complete
     finally:
-        stop.set()
         if helpers_beside is not None:
+            stop.set()
             helpers_beside.join()
     if helpers.error is not None:
         raise helpers.error
     nodes = main_nodes(complete, main) + helpers.nodes
     cut = main is not None and (main.cut or helpers.partner.cut)
 
-    actions: list[int] = []
+    line: list[int] = []
     if decider is not None and decider.result == WON:
-        actions = decider.solution()
+        line = decider.solution() if actions else []
         status = SolveStatus.SOLVED
     elif decider is not None and not decider.cut and not cut:
         status = SolveStatus.UNSOLVABLE
@@ -240,7 +248,7 @@ def solve(
             stopped_by = "depth"  # exhausted, but with lines cut at the depth cap
     return SolveResult(
         status=status,
-        actions=actions,
+        actions=line,
         nodes=nodes,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,

@@ -35,6 +35,7 @@ from klondike_env.core import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
+from klondike_env.solver.control import NO_REFCOUNT
 from klondike_env.solver.moves import (
     AFTER_SHIFT,
     BEFORE_SHIFT,
@@ -42,6 +43,7 @@ from klondike_env.solver.moves import (
     RECYCLE_SHIFT,
     add_move,
     auto_play,
+    play_action,
     play_recipe,
     safe_to_foundation,
     talon_step,
@@ -117,7 +119,7 @@ def _set_talon_cards(state, cards):
     state[_TALON_MASK + 1] = cards >> _HALF
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _class_sets(state, column_cards, down_masks):
     """``(F, N, empty)``: the face-up tableau cards, those that are not bases, and the empty
     columns, as the class determines them (docs/solver.md)."""
@@ -164,7 +166,7 @@ def _in_face_up(state, card_place, card):
     return (_talon_cards(state) >> card) & 1 == 0
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _card_home(state, column_cards, card_place, card):
     """Send ``card`` of ``F`` to its foundation; a base's column turns its next card up."""
     state[FOUNDATION + card // NUM_RANKS] += 1
@@ -175,7 +177,7 @@ def _card_home(state, column_cards, card_place, card):
         _normalise(state, column_cards, col)
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _class_auto_play(state, column_cards, card_place):
     """The safe auto-play (klondike_env.solver.moves.safe_to_foundation) on every card of ``F``."""
     moved = True
@@ -197,10 +199,11 @@ def copy_class(parent, child):
     slots from ``COLUMN_DOWN`` on)."""
     child[_TALON_MASK] = parent[_TALON_MASK]
     child[_TALON_MASK + 1] = parent[_TALON_MASK + 1]
-    child[COLUMN_DOWN:] = parent[COLUMN_DOWN:]
+    for i in range(COLUMN_DOWN, parent.shape[0]):  # (a loop: an array assignment needs numba's refcounts)
+        child[i] = parent[i]
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def apply_class_move(state, rules, column_cards, card_place, move):
     # the recipe's draws and recycle, in one step (realize plays them one by one)
     draw_count = rules[RULE_DRAW_COUNT]
@@ -227,7 +230,7 @@ def apply_class_move(state, rules, column_cards, card_place, move):
     _class_auto_play(state, column_cards, card_place)
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def generate_class_moves(state, rules, column_cards, down_masks, moves, scores, reached):
     """All class moves at ``state``, best first (the position search's order). Returns how many."""
     face_up, sitters, empty = _class_sets(state, column_cards, down_masks)
@@ -273,7 +276,7 @@ def generate_class_moves(state, rules, column_cards, down_masks, moves, scores, 
     return count
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def class_key(state, rules, limited, key):
     """The class as three words: the columns' ``down`` and the foundations and waste boundary;
     the talon cards left (as a card mask); the recycles (limited passes only)."""
@@ -291,25 +294,28 @@ def class_key(state, rules, limited, key):
     key[2] = state[RECYCLES] if limited else 0
 
 
-def root_class(root: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+@njit(cache=True)
+def root_class(root):
     """A position's class state (a copy whose ``COLUMN_DOWN`` entries hold ``down``), the
     columns' own cards (``column_cards[k, d]``: depth ``d`` of column ``k``, for ``d <= down[k]``),
     ``down_masks[k, d]`` (the mask of column ``k``'s cards below depth ``d``) and ``card_place``
     (each own card's column and depth, ``-1`` for the other cards)."""
     state = root.copy()
     state[TABLEAU:COLUMN_LENGTH] = -1  # the class reads no tableau slot but the talon mask's two
-    _set_talon_cards(state, sum(1 << int(card) for card in root[TALON : TALON + root[TALON_LENGTH]]))
+    talon = np.int64(0)
+    for i in range(root[TALON_LENGTH]):
+        talon |= np.int64(1) << root[TALON + i]
+    _set_talon_cards(state, talon)
     card_place = np.full(NUM_CARDS, -1, np.int32)
     column_cards = np.full((NUM_COLUMNS, COLUMN_SLOTS), -1, np.int32)
     down_masks = np.zeros((NUM_COLUMNS, COLUMN_SLOTS + 1), np.int64)
     for col in range(NUM_COLUMNS):
-        length = int(root[COLUMN_LENGTH + col])
-        down = int(root[COLUMN_DOWN + col]) if length > 0 else -1
+        down = root[COLUMN_DOWN + col] if root[COLUMN_LENGTH + col] > 0 else -1
         for depth in range(down + 1):
             column_cards[col, depth] = root[TABLEAU + COLUMN_SLOTS * col + depth]
             card_place[column_cards[col, depth]] = _PLACE * col + depth
         for depth in range(1, down + 1):
-            down_masks[col, depth] = down_masks[col, depth - 1] | (1 << int(column_cards[col, depth - 1]))
+            down_masks[col, depth] = down_masks[col, depth - 1] | (np.int64(1) << column_cards[col, depth - 1])
         state[COLUMN_DOWN + col] = down
         _normalise(state, column_cards, col)
     return state, column_cards, down_masks, card_place
@@ -320,54 +326,59 @@ def realize(root: np.ndarray, rules_array: np.ndarray, class_moves) -> list[int]
     real position ``root``: draws and recycle, the card move (onto whichever holder or empty column
     is uncovered), a move within the class first where the card to go home is covered, and the
     safe auto-play after each (docs/solver.md, "The class search", (2))."""
+    line = np.asarray(class_moves, np.int32)
+    size = 16 * len(line) + 64  # room for most lines; a longer one is played again with room for it
+    while True:
+        out = np.empty(size, np.int32)
+        count = _realize(root, rules_array, line, out)
+        if count <= size:
+            return out[:count].tolist()
+        size = count
+
+
+@njit(cache=True)
+def _realize(root, rules, line, out):
+    """:func:`realize` into ``out``; returns how many actions (more than fit when ``out`` is short)."""
     state = root.copy()
-    out = np.empty(64, np.int32)
-    actions: list[int] = []
-
-    def play(action: int) -> None:
-        core.apply_action(state, rules_array, action)
-        actions.append(action)
-
-    def play_safe_cards() -> None:
-        count = auto_play(state, rules_array, out, 0)
-        actions.extend(int(a) for a in out[:count])
-
-    def column_taking(card: int, source: int = -1) -> int:
-        for col in range(NUM_COLUMNS):
-            if col != source and core.fits_column(state, rules_array, card, col):
-                return col
-        raise AssertionError(f"no column takes card {card}")  # the class move was checked legal
-
-    play_safe_cards()
-    for move in class_moves:
-        move = int(move)
-        count = play_recipe(state, rules_array, move, out, 0)
-        actions.extend(int(a) for a in out[:count])
+    count = auto_play(state, rules, out, 0)
+    for i in range(line.shape[0]):
+        move = line[i]
+        count = play_recipe(state, rules, move, out, count)
         kind, arg = (move >> _KIND_SHIFT) & _KIND_MASK, (move >> _ARG_SHIFT) & _ARG_MASK
         if kind == WASTE_HOME:
-            play(WASTE_TO_FOUNDATION)
+            action = WASTE_TO_FOUNDATION
         elif kind == WASTE_OUT:
-            play(WASTE_TO_COLUMN + column_taking(int(core.waste_top(state))))
+            action = WASTE_TO_COLUMN + _column_taking(state, rules, core.waste_top(state), -1)
         elif kind == CARD_HOME:
             col, depth = _find(state, arg)
-            length = int(state[COLUMN_LENGTH + col])
-            if depth < length - 1:  # covered: move what lies on it onto the other holder
-                above = int(state[TABLEAU + COLUMN_SLOTS * col + depth + 1])
-                play(core.column_action(col, column_taking(above, col)))
-            play(COLUMN_TO_FOUNDATION + col)
+            if depth < state[COLUMN_LENGTH + col] - 1:  # covered: move what lies on it onto the other holder
+                above = state[TABLEAU + COLUMN_SLOTS * col + depth + 1]
+                onto = _column_taking(state, rules, above, col)
+                count = play_action(state, rules, core.column_action(col, onto), out, count)
+            action = COLUMN_TO_FOUNDATION + col
         elif kind == BASE_AWAY:
-            base = int(state[TABLEAU + COLUMN_SLOTS * arg + state[COLUMN_DOWN + arg]])
-            play(core.column_action(arg, column_taking(base, arg)))
+            base = state[TABLEAU + COLUMN_SLOTS * arg + state[COLUMN_DOWN + arg]]
+            action = core.column_action(arg, _column_taking(state, rules, base, arg))
         else:
-            card = NUM_RANKS * arg + int(state[FOUNDATION + arg]) - 1
-            play(FOUNDATION_TO_COLUMN + NUM_COLUMNS * arg + column_taking(card))
-        play_safe_cards()
-    return actions
+            card = NUM_RANKS * arg + state[FOUNDATION + arg] - 1
+            action = FOUNDATION_TO_COLUMN + NUM_COLUMNS * arg + _column_taking(state, rules, card, -1)
+        count = play_action(state, rules, action, out, count)
+        count = auto_play(state, rules, out, count)
+    return count
 
 
-def _find(state: np.ndarray, card: int) -> tuple[int, int]:
+@njit(cache=True)
+def _column_taking(state, rules, card, source):
     for col in range(NUM_COLUMNS):
-        for depth in range(int(state[COLUMN_LENGTH + col])):
+        if col != source and core.fits_column(state, rules, card, col):
+            return col
+    raise AssertionError("no column takes the card")  # the class move was checked legal
+
+
+@njit(cache=True)
+def _find(state, card):
+    for col in range(NUM_COLUMNS):
+        for depth in range(state[COLUMN_LENGTH + col]):
             if state[TABLEAU + COLUMN_SLOTS * col + depth] == card:
                 return col, depth
-    raise AssertionError(f"card {card} is not in the tableau")
+    raise AssertionError("the card is not in the tableau")

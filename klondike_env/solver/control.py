@@ -6,6 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 
+# Options for the kernels a search calls at every node, which allocate no array: compiled without
+# numba's reference counting (``_nrt=False``), as the atomic count updates numba otherwise makes on
+# the arrays they are handed and the views they take cost most of a small solve's time
+# (docs/experiments/2026-11-29-speed-log.md, "World solves").
+NO_REFCOUNT = {"cache": True, "_nrt": False}
+
 # the result of a search (its ctrl array's result slot)
 RUNNING, WON, EXHAUSTED, FULL = 0, 1, 2, 3
 

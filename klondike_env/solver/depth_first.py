@@ -12,6 +12,7 @@ from numba import njit
 
 from klondike_env import core
 from klondike_env.core import (
+    NUM_CARDS,
     NUM_COLUMNS,
     RULE_DRAW_COUNT,
     STATE_SIZE,
@@ -29,7 +30,7 @@ from klondike_env.solver.classes import (
     realize,
     root_class,
 )
-from klondike_env.solver.control import EXHAUSTED, FULL, WON, ControlledSearch
+from klondike_env.solver.control import EXHAUSTED, FULL, NO_REFCOUNT, WON, ControlledSearch
 from klondike_env.solver.keys import KEY_CLASSES, KEY_WORDS, key_modes, mix_key, search_key
 from klondike_env.solver.moves import (
     BEFORE_SHIFT,
@@ -51,7 +52,7 @@ MAX_DEPTH = 2000  # search moves on one line; deeper lines are cut (and the answ
 _DEPTH, _NODES, _RESULT, _ENTRIES, _CUT = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _shuffle_moves(moves, scores, count, key, seed, spread):
     """Re-rank the moves of a probe: add to each score a pseudo-random amount below ``spread``,
     drawn from the position's key and the probe's seed (reproducible), and sort again."""
@@ -83,7 +84,8 @@ def _node_key(state, rules, talon_index, limited, exact_twins, layout, key, valu
 def _node_child(parent, child, rules, move, layout, no_record):
     """``child`` = ``parent`` after search move ``move`` and the safe auto-play."""
     if layout is None:
-        child[:] = parent
+        for i in range(parent.shape[0]):  # (a loop: an array assignment needs numba's refcounts)
+            child[i] = parent[i]
         apply_move(child, rules, move, no_record, 0)
         auto_play(child, rules, no_record, 0)
     else:
@@ -113,7 +115,7 @@ def _insert_root(state, rules, talon_index, key_flags, table, epoch, layout, sha
 
 @njit(cache=True)
 def _start(root, rules, states, moves, scores, move_counts, move_next, fresh, claims, ctrl, talon_index, key_flags,
-           table, epoch, owner, entry_stop, mark_stop, seed, spread, layout):
+           table, epoch, owner, entry_stop, mark_stop, seed, spread, layout, work):
     """Set up a depth-first search from ``root``: a position already auto-played and checked for
     cards stuck for good (``DepthFirst``), or (with a ``layout``) the class of one. ``owner``:
     0 for a table of its own, else the search's number on a shared table (:func:`_search`)."""
@@ -126,20 +128,31 @@ def _start(root, rules, states, moves, scores, move_counts, move_next, fresh, cl
     key = _insert_root(state, rules, talon_index, key_flags, table, epoch, layout, owner != 0)
     ctrl[_ENTRIES] = 1
     ctrl[_NODES] = 1
-    move_counts[0] = _node_moves(state, rules, layout, moves[0], scores[0], np.empty(core.TALON_SLOTS + 1, np.uint8))
+    move_counts[0] = _node_moves(state, rules, layout, moves[0], scores[0], work[3])
     if seed != 0:
         _shuffle_moves(moves[0], scores[0], move_counts[0], key, seed, spread)
     move_next[0] = 0
     _search(rules, states, moves, scores, move_counts, move_next, fresh, claims, ctrl, talon_index, key_flags, table,
-            epoch, owner, 1, entry_stop, mark_stop, seed, spread, layout, True)  # the root's successors, no expansion
+            epoch, owner, 1, entry_stop, mark_stop, seed, spread, layout, work,
+            True)  # the root's successors, no expansion
 
 
-@njit(cache=True, nogil=True)
+def search_work() -> tuple:
+    """Scratch arrays for :func:`_search`, which allocates none itself (``NO_REFCOUNT``): the
+    successors' keys, a key and the key's scratch, a position and the successors' talon
+    lengths, the talon walk's marks, an empty record of auto-played actions."""
+    return (np.empty((MAX_MOVES, KEY_WORDS), np.int64), np.empty(KEY_WORDS + 2 * NUM_COLUMNS, np.int64),
+            np.empty(STATE_SIZE + MAX_MOVES, np.int32), np.empty(core.TALON_SLOTS + 1, np.uint8),
+            np.empty(0, np.int32))
+
+
+@njit(nogil=True, **NO_REFCOUNT)
 def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims, ctrl, talon_index, key_flags,
-            table, epoch, owner, node_stop, entry_stop, mark_stop, seed, spread, layout, successors_pending=False):
+            table, epoch, owner, node_stop, entry_stop, mark_stop, seed, spread, layout, work,
+            successors_pending=False):
     """Run the depth-first search until a win, exhaustion, or ``node_stop`` nodes (resumable).
     ``successors_pending``: the position at the current depth is expanded but its successors
-    are not looked up yet (the root, from ``_start``).
+    are not looked up yet (the root, from ``_start``). ``work``: :func:`search_work`.
 
     A position's successors are all built and looked up in the table when it is expanded, and
     those that were new are expanded in turn when the search comes back to them (``fresh``):
@@ -161,14 +174,9 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
     if layout is not None:
         boundary_word, boundary_shift = BOUNDARY_WORD, BOUNDARY_SHIFT
     draw_count = rules[RULE_DRAW_COUNT]
-    key = np.empty(KEY_WORDS, np.int64)
-    keys = np.empty((moves.shape[1], KEY_WORDS), np.int64)
-    talon_lengths = np.empty(moves.shape[1], np.int32)
-    values = np.empty(NUM_COLUMNS, np.int64)
-    free = np.empty(NUM_COLUMNS, np.int64)
-    reached = np.empty(core.TALON_SLOTS + 1, np.uint8)
-    no_record = np.empty(0, np.int32)
-    scratch = np.empty(states.shape[1], np.int32)
+    keys, words, ints, reached, no_record = work
+    key, values, free = words[:KEY_WORDS], words[KEY_WORDS:KEY_WORDS + NUM_COLUMNS], words[KEY_WORDS + NUM_COLUMNS:]
+    scratch, talon_lengths = ints[:STATE_SIZE], ints[STATE_SIZE:]
     slot_mask = np.uint64(table.shape[0] - 1)
     max_depth = states.shape[0]
     max_boundary = core.TALON_SLOTS + 1  # above every waste boundary
@@ -215,7 +223,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
         won = -1
         for index in range(count):
             _node_child(parent, scratch, rules, moves[depth, index], layout, no_record)
-            if core.is_won(scratch):
+            if core.foundation_total(scratch) == NUM_CARDS:  # core.is_won, whose call would count references
                 won = index
                 break
             _node_key(scratch, rules, talon_index, limited, exact_twins, layout, keys[index], values, free)
@@ -246,7 +254,8 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
             entries += 1
             covered_from = max_boundary
             if not limited:
-                key[:] = keys[index]
+                for i in range(KEY_WORDS):
+                    key[i] = keys[index, i]
                 entries, covered_from = _mark_later_boundaries(table, epoch, key, boundary_word, boundary_shift,
                                                                talon_lengths[index], draw_count, entries, mark_stop,
                                                                shared)
@@ -259,7 +268,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
     ctrl[_ENTRIES] = entries
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_count, entries, mark_stop, shared):
     """With unlimited passes, a position whose waste boundary (``key[word]``'s 5 bits at
     ``shift``) is off the draw grid can reach, by draws alone, the same position with each
@@ -288,7 +297,7 @@ def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_co
     return entries, covered_from
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def _drop_covered_talon_moves(moves, scores, count, boundary, draw_count, covered_from):
     """Drop the talon moves of a position with waste boundary ``boundary`` (off the grid) that a
     position with the same cards and a later boundary ``covered_from`` of its grid (or the grid
@@ -341,6 +350,7 @@ class DepthFirst(ControlledSearch):
         self.claims = np.empty((MAX_DEPTH, MAX_MOVES) if shared else (1, 1), np.int64)  # slots (shared table)
         self.ctrl = np.zeros(5, np.int64)
         self.layout = None
+        self.work = search_work()
         self.line: list[int] = []  # the class moves from the root to where this search starts
         if subtree is not None:
             start, self.layout, self.line = subtree
@@ -362,7 +372,7 @@ class DepthFirst(ControlledSearch):
     def _begin(self, start) -> None:
         _start(start, self.rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
                self.fresh, self.claims, self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
-               self.owner, self.entry_stop, self.mark_stop, self.seed, self.spread, self.layout)
+               self.owner, self.entry_stop, self.mark_stop, self.seed, self.spread, self.layout, self.work)
 
     def hand_over(self) -> tuple | None:
         """Give up the shallowest class on this search's stack that waits for its expansion (a
@@ -392,12 +402,14 @@ class DepthFirst(ControlledSearch):
         _search(self.rules_array, self.states, self.moves, self.scores, self.move_counts, self.move_next,
                 self.fresh, self.claims, self.ctrl, self.talon_index, self.key_flags, self.table.keys, self.epoch,
                 self.owner, self.ctrl[_NODES] + nodes, self.entry_stop, self.mark_stop, self.seed, self.spread,
-                self.layout)
+                self.layout, self.work)
 
     def solution(self) -> list[int]:
         depth = int(self.ctrl[_DEPTH])
         if self.key_flags & KEY_CLASSES:
-            return realize(self.root, self.rules_array, self._line(depth))
+            levels = np.arange(depth)
+            line = np.concatenate((np.asarray(self.line, np.int32), self.moves[levels, self.move_next[levels] - 1]))
+            return realize(self.root, self.rules_array, line)
         out = np.empty(8 * MAX_DEPTH + 64, np.int32)
         count = solution_actions(self.root, self.rules_array, self.moves, self.move_next, depth, out)
         return [int(a) for a in out[:count]]

@@ -56,7 +56,7 @@ def safe_to_foundation(state, card):
 
 
 @njit(cache=True, inline="always")
-def _play(state, rules, action, out, count):
+def play_action(state, rules, action, out, count):
     """Apply one env action through the core; append it to ``out`` (when it has room)."""
     core.apply_action(state, rules, action)
     if count < out.shape[0]:
@@ -73,7 +73,7 @@ def auto_play(state, rules, out, count):
         for col in range(NUM_COLUMNS):
             card = core.column_top(state, col)
             if card >= 0 and core.fits_foundation(state, card) and safe_to_foundation(state, card):
-                count = _play(state, rules, COLUMN_TO_FOUNDATION + col, out, count)
+                count = play_action(state, rules, COLUMN_TO_FOUNDATION + col, out, count)
                 moved = True
     return count
 
@@ -82,11 +82,11 @@ def auto_play(state, rules, out, count):
 def play_recipe(state, rules, move, out, count):
     """Play the draws and recycle a search move (of either search) packs; append them to ``out``."""
     for _ in range((move >> BEFORE_SHIFT) & COUNT_MASK):
-        count = _play(state, rules, DRAW, out, count)
+        count = play_action(state, rules, DRAW, out, count)
     if (move >> RECYCLE_SHIFT) & 1:
-        count = _play(state, rules, RECYCLE, out, count)
+        count = play_action(state, rules, RECYCLE, out, count)
     for _ in range((move >> AFTER_SHIFT) & COUNT_MASK):
-        count = _play(state, rules, DRAW, out, count)
+        count = play_action(state, rules, DRAW, out, count)
     return count
 
 
@@ -94,7 +94,7 @@ def play_recipe(state, rules, move, out, count):
 def apply_move(state, rules, move, out, count):
     """Play one search move (its draws, recycle and card move); append the actions to ``out``."""
     count = play_recipe(state, rules, move, out, count)
-    return _play(state, rules, move & ACTION_MASK, out, count)
+    return play_action(state, rules, move & ACTION_MASK, out, count)
 
 
 @njit(cache=True, inline="always")

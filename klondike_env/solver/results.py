@@ -19,8 +19,8 @@ class SolveStatus(str, enum.Enum):
 class SolveResult:
     """The verdict on one position.
 
-    ``actions`` (only when SOLVED) replay with ``Game.step`` from the solved position to a
-    win. ``stopped_by`` names the budget that ran out (``"nodes"``, ``"time"``, ``"memory"``,
+    ``actions`` (only when SOLVED, and not with ``solve(..., actions=False)``) replay with
+    ``Game.step`` from the solved position to a win. ``stopped_by`` names the budget that ran out (``"nodes"``, ``"time"``, ``"memory"``,
     ``"depth"``) when the status is UNKNOWN, else ``None``. ``nodes`` counts what the searches
     expanded: classes of positions for the class searches, positions for the others
     (``solve``'s ``node_limit`` counts the same). ``table_mb`` is the memory the

@@ -20,6 +20,7 @@ from klondike_env.core import (
     TALON,
     TALON_LENGTH,
 )
+from klondike_env.solver.control import NO_REFCOUNT
 
 _ON_FOUNDATION = -1
 _IN_TALON = -2
@@ -79,7 +80,7 @@ def _reachable_talon(state, rules):
     return reachable
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)  # called on every card at every round of the fixpoint
 def _may_leave(state, rules, card, column_of, depth_of, stuck, reachable, talon_left):
     """Whether ``card`` has a way out that no card currently marked stuck blocks."""
     col = column_of[card]

@@ -7,12 +7,15 @@ free, so a table is emptied in O(1) by taking a new epoch.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from klondike_env.solver.control import NO_REFCOUNT
 from klondike_env.solver.keys import KEY_WORDS, mix_key
 from klondike_env.solver.memory import search_array
 from klondike_env.solver.results import SolverInputError
@@ -89,7 +92,7 @@ def _swap_epoch(typingctx, table, slot, expected, value):
     return types.int64(table, slot, types.int64, types.int64), codegen
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def table_insert(table, epoch, key):
     """1 if ``key`` was new (now stored), 0 if present, -1 if no free slot was found.
 
@@ -198,6 +201,7 @@ def table_for(capacity: int, role: str = "main") -> Table:
     return table
 
 
+@functools.lru_cache(maxsize=64)  # a pure function, asked on every solve
 def table_capacity(memory_limit_mb: float, node_limit: int | None = None) -> int:
     """Entries of the table a search gets: a power of two within the memory limit, and no
     larger than the node budget needs (small budgets get small, cache-friendly tables)."""
