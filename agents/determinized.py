@@ -2,8 +2,8 @@
 
 At a decision the agent samples ``samples`` worlds consistent with what it knows
 (:meth:`~agents.base.PlayerView.sample_world`), solves each from the current position with
-:func:`klondike_env.solver.solve` under ``nodes`` positions (and ``budget`` seconds when
-given), and plays the first action that wins in the most worlds. Solutions begin with the
+:func:`klondike_env.solver.solve` under ``nodes`` classes of positions (positions with
+``by_class=false``; and ``budget`` seconds when given), and plays the first action that wins in the most worlds. Solutions begin with the
 draws that bring a talon card up, so the vote is on the first action, draws included.
 A solution names one winning first action per world, not all of them: when the worlds'
 first actions disagree, every candidate is also solved in the worlds that chose another
@@ -69,9 +69,9 @@ from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
 from klondike_env.solver import SolveStatus, solve
 
-# The agent's own solver schedule (probes after 50,000 positions, the best-first search after
+# The agent's own solver schedule (probes after 50,000 nodes, the best-first search after
 # 150,000: never within the default budgets), with which it was tuned and benchmarked. The
-# solver's default (both after 2,000) decides more worlds in the same budget, but takes the agent
+# solver's default (both after 2,000) decided more worlds in the same budget, but took the agent
 # 1.6x the time for no significant gain (docs/experiments/2026-11-29-benchmark-history.md).
 SOLVER_PROBE_AFTER = 50_000
 SOLVER_BEST_AFTER = 150_000
@@ -80,15 +80,16 @@ SOLVER_BEST_AFTER = 150_000
 class DeterminizedAgent(Agent):
     name = "determinized"
     OPTIONS = {
-        "samples": (int, 20, "worlds sampled per decision"),
-        "nodes": (int, 30000, "solver positions per world (a deterministic budget)"),
+        "samples": (int, 50, "worlds sampled per decision"),
+        "nodes": (int, 10000, "solver nodes per world: classes of positions, or positions with by_class=false "
+                              "(a deterministic budget)"),
         "budget": (float, 0.0, "solver seconds per world, 0 for none (timing-dependent when set)"),
         "keep": (int, 5, "re-sample when fewer winning plans than this survive (0: every decision)"),
         "check": (bool, True, "when worlds disagree, try every candidate first action in every world"),
         "retry": (int, 4, "when no world is won, solve the undecided ones again with this many times the nodes (0: off)"),
         "scout": (bool, True, "with unlimited passes, first draw through the stock once to see every talon card"),
-        "by_class": (bool, False, "solve worlds over classes of positions (the solver's default); "
-                                  "off: over positions, as the agent was benchmarked"),
+        "by_class": (bool, True, "solve worlds over classes of positions (the solver's default); "
+                                 "off: over positions, as the agent's earlier defaults did"),
         "batch": (int, 0, "sample and solve worlds this many at a time, up to samples, stopping once at least "
                           "half this many are won and all their lines start alike (0: all samples at once)"),
         "second": (int, 0, "when worlds disagree, rank this many of the best first actions again by the worlds each "
