@@ -18,8 +18,9 @@ The configurations:
   (hop's call and its budgets);
 * ``class1000-status``, ``class3000-status``: the same with ``actions=False`` (the status
   alone, as hop's candidate vote reads it);
-* ``det30000``: ``solve(world, node_limit=30000, probe_after=50_000, best_after=150_000)``
-  (the determinized agent's default call).
+* ``det30000``: ``solve(world, node_limit=30000)`` over classes with the determinized agent's
+  probe and best-first schedule;
+* ``determinized``: the determinized agent's call at its default options.
 
 ``--dump FILE.json`` writes every solve's status, nodes and actions (first repeat), so that two
 versions of the solver can be checked to give identical results on the same worlds; ``--check
@@ -36,6 +37,7 @@ import time
 import numpy as np
 
 from agents.base import RESIGN, DealInfo, PlayerView
+from agents.determinized import SOLVER_BEST_AFTER, SOLVER_PROBE_AFTER, DeterminizedAgent
 from agents.greedy import GreedyAgent
 from klondike_env import Game, Rules
 from klondike_env.solver import prepare, solve
@@ -45,7 +47,9 @@ CONFIGS = {
     "class3000": dict(node_limit=3000, by_class=True),
     "class1000-status": dict(node_limit=1000, by_class=True, actions=False),
     "class3000-status": dict(node_limit=3000, by_class=True, actions=False),
-    "det30000": dict(node_limit=30000, probe_after=50_000, best_after=150_000),
+    "det30000": dict(node_limit=30000, by_class=True, probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER),
+    "determinized": dict(node_limit=DeterminizedAgent.OPTIONS["nodes"][1], by_class=DeterminizedAgent.OPTIONS["by_class"][1],
+                         probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER),
 }
 
 
@@ -101,8 +105,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
 
     worlds = sample_worlds(args.first, args.deals, args.every, args.worlds, args.seed)
-    prepare(node_limit=30000)
-    for limit in (1000, 3000):
+    for limit in sorted({CONFIGS[name]["node_limit"] for name in names}):
         prepare(node_limit=limit)
     results: dict[str, list[dict]] = {}
     print(f"{len(worlds)} worlds from deals {args.first}-{args.first + args.deals - 1} (every {args.every} "
