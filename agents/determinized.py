@@ -3,8 +3,9 @@
 At a decision the agent samples ``samples`` worlds consistent with what it knows
 (:meth:`~agents.base.PlayerView.sample_world`), solves each from the current position with
 :func:`klondike_env.solver.solve` under ``nodes`` classes of positions (positions with
-``by_class=false``; and ``budget`` seconds when given), and plays the first action that wins in the most worlds. Solutions begin with the
-draws that bring a talon card up, so the vote is on the first action, draws included.
+``by_class=false``; and ``budget`` seconds when given), and plays the first action that wins in
+the most worlds. Solutions begin with the draws that bring a talon card up, so the vote is on the
+first action, draws included.
 A solution names one winning first action per world, not all of them: when the worlds'
 first actions disagree, every candidate is also solved in the worlds that chose another
 (``check``), so an action is credited in every world where it still wins. Among actions

@@ -545,9 +545,7 @@ def test_a_search_on_a_shared_table_does_not_depend_on_the_epoch_numbers():
     # the stamps of a shared table are the epoch and the epoch + owner: a search must give the
     # same run whichever epoch the table is at
     root, _, rules_array = api._root_position(144, None)
-    talon_index = np.full(core.NUM_CARDS, -1, np.int32)
-    length = int(root[core.TALON_LENGTH])
-    talon_index[root[core.TALON : core.TALON + length]] = np.arange(length, dtype=np.int32)
+    talon_index = api.talon_index(root)
     runs = []
     for epoch in (0, 3, 100):
         shared_table = table.Table(8192)
@@ -694,9 +692,7 @@ def test_a_full_best_first_store_stops_that_search_only(monkeypatch):
     # a store too small for the deal: the best-first search reports FULL (no write past its
     # arrays), and the other searches still decide the deal
     root, rules, _ = api._root_position(66, None)
-    talon_index = np.full(core.NUM_CARDS, -1, np.int32)
-    for i in range(int(root[core.TALON_LENGTH])):
-        talon_index[root[core.TALON + i]] = i
+    talon_index = api.talon_index(root)
     best = best_first.BestFirst(root, rules.as_array(), talon_index, key_flags=0, memory_limit_mb=4)
     best.run(10**9)
     assert best.result == best_first.FULL

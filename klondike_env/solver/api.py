@@ -79,6 +79,14 @@ def _root_position(game_or_deck, rules) -> tuple[np.ndarray, Rules, np.ndarray]:
     return state, rules, rules.as_array()
 
 
+def talon_index(root: np.ndarray) -> np.ndarray:
+    """Each card's place in ``root``'s talon, ``-1`` for the cards elsewhere."""
+    index = np.full(core.NUM_CARDS, -1, np.int32)
+    length = int(root[TALON_LENGTH])
+    index[root[TALON : TALON + length]] = np.arange(length, dtype=np.int32)
+    return index
+
+
 def solve(
     game_or_deck,
     rules: Rules | None = None,
@@ -136,9 +144,7 @@ def solve(
     if exact_twins and rules.max_passes is not None and rules.max_passes > 64:
         raise SolverInputError(
             f"exact_twins needs max_passes <= 64 or None (the key has 6 bits for recycles), got {rules.max_passes}")
-    talon_index = np.full(core.NUM_CARDS, -1, np.int32)
-    talon_length = int(root[TALON_LENGTH])
-    talon_index[root[TALON : TALON + talon_length]] = np.arange(talon_length, dtype=np.int32)
+    talon_places = talon_index(root)
     capacity = table_capacity(memory_limit_mb, node_limit)
     key_flags = (KEY_LIMITED if rules.max_passes is not None else 0) | (KEY_EXACT_TWINS if exact_twins else 0)
     if progress is not None and not callable(progress):
@@ -154,8 +160,8 @@ def solve(
     table = table_for(capacity)
     # with threads=2 the class search runs on both threads (Sharer)
     shared = (table.next_epoch(SHARED_EPOCHS), 1) if threads == 2 and key_flags & KEY_CLASSES else None
-    complete = DepthFirst(root, rules_array, talon_index, key_flags, table, capacity, seed=0, shared=shared)
-    helpers = Helpers(root, rules_array, talon_index, key_flags, memory_limit_mb)
+    complete = DepthFirst(root, rules_array, talon_places, key_flags, table, capacity, seed=0, shared=shared)
+    helpers = Helpers(root, rules_array, talon_places, key_flags, memory_limit_mb)
     main = None  # the main thread's part of the class search with threads=2
     if shared is not None:
         main, helpers.partner = Sharer(1, complete, complete), Sharer(2, complete)

@@ -391,7 +391,9 @@ class DepthFirst(ControlledSearch):
         return None
 
     def _line(self, depth: int) -> list[int]:
-        return self.line + [int(self.moves[level, self.move_next[level] - 1]) for level in range(depth)]
+        """The class moves from the root to ``depth``: those before this search's start, then its own."""
+        levels = np.arange(depth)
+        return self.line + self.moves[levels, self.move_next[levels] - 1].tolist()
 
     @property
     def cut(self) -> bool:
@@ -407,9 +409,7 @@ class DepthFirst(ControlledSearch):
     def solution(self) -> list[int]:
         depth = int(self.ctrl[_DEPTH])
         if self.key_flags & KEY_CLASSES:
-            levels = np.arange(depth)
-            line = np.concatenate((np.asarray(self.line, np.int32), self.moves[levels, self.move_next[levels] - 1]))
-            return realize(self.root, self.rules_array, line)
+            return realize(self.root, self.rules_array, self._line(depth))
         out = np.empty(8 * MAX_DEPTH + 64, np.int32)
         count = solution_actions(self.root, self.rules_array, self.moves, self.move_next, depth, out)
         return [int(a) for a in out[:count]]

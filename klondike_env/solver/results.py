@@ -20,8 +20,8 @@ class SolveResult:
     """The verdict on one position.
 
     ``actions`` (only when SOLVED, and not with ``solve(..., actions=False)``) replay with
-    ``Game.step`` from the solved position to a win. ``stopped_by`` names the budget that ran out (``"nodes"``, ``"time"``, ``"memory"``,
-    ``"depth"``) when the status is UNKNOWN, else ``None``. ``nodes`` counts what the searches
+    ``Game.step`` from the solved position to a win. ``stopped_by`` names the budget that ran out
+    (``"nodes"``, ``"time"``, ``"memory"``, ``"depth"``) when the status is UNKNOWN, else ``None``. ``nodes`` counts what the searches
     expanded: classes of positions for the class searches, positions for the others
     (``solve``'s ``node_limit`` counts the same). ``table_mb`` is the memory the
     transposition tables' used entries take, plus the best-first search's stored positions
