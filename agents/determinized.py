@@ -50,6 +50,10 @@ world whose line starts otherwise, and among candidates winning in as many world
 likelier move is played (before the greedy agent's choice). Hindsight then vets the policy's
 moves instead of the solver's move order, which names most votes' single candidate.
 
+``reveal=true`` looks before it commits: when the vote's move turns up no card, a legal move
+that turns one up and wins in as many of the kept worlds is played first. Hindsight is
+indifferent to when a card is seen; the player, who chooses later moves knowing it, is not.
+
 ``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
 from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
 results are labelled as that track. With unlimited passes it then has nothing to scout.
@@ -103,6 +107,8 @@ class DeterminizedAgent(Agent):
                                  "on the plans kept from earlier decisions"),
         "prior": (str, "", "a trained policy (.zip): its likeliest move is a candidate at every decision and its "
                            "probabilities break ties (empty: off)"),
+        "reveal": (bool, False, "when the vote's move turns up no card, play instead a move that turns one up and "
+                                "wins in as many of the worlds (look before committing)"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -224,6 +230,8 @@ class DeterminizedAgent(Agent):
         playable = [key for key in ranked if prefixes[key][0] in legal and not self._repeats(prefixes[key][0])]
         if not playable:
             return self._fallback.choose(view)
+        if self.reveal and not self.commit:
+            playable = self._revealing_first(view, playable, found, prefixes)
         if self.wide and not reversible(view, prefixes[playable[0]][0]):
             order = [prefixes[key][0] for key in playable]
             widened = self._wide_vote(view, order)
@@ -236,6 +244,48 @@ class DeterminizedAgent(Agent):
             world.step(action)
             self._plans.append((world, prefix[1:] + rest))
         return int(action)
+
+    def _revealing_first(self, view: PlayerView, playable: list, found: dict, prefixes: dict) -> list:
+        """``playable`` with a move that turns up a card put first, when one wins in as many of the
+        kept worlds as the vote's choice and that choice turns up none (``reveal``).
+
+        Hindsight knows every card, so it is indifferent to when a card is seen: a world's line
+        may commit a waste card or pick one of two cards for a column first and turn the card
+        up later. The player is not indifferent: a commitment made after the card is seen is
+        made knowing more. Each legal move that turns up a card is tried in every kept world
+        (stopping once it cannot match the choice), and the best of those that match is played;
+        ties go to the greedy agent's priority.
+        """
+        best = playable[0]
+        if not view.hidden_cards or view.effect(prefixes[best][0]).flips:
+            return playable
+        target = len(found[best])
+        previous = self._fallback._previous
+        matched = []
+        for action in view.legal_actions:
+            effect = view.effect(action)
+            if not effect.flips:
+                continue
+            if action not in found:
+                found[action] = [(world, line[1:]) for world, line in self._plans if line[0] == action]
+                prefixes[action] = [action]
+                lost = 0
+                for world, line in self._plans:
+                    if line[0] == action:
+                        continue
+                    result = self._solve_after(world, [action])
+                    if result.status == SolveStatus.SOLVED:
+                        found[action].append((world, list(result.actions)))
+                    else:
+                        lost += 1
+                        if len(self._plans) - lost < target:
+                            break
+            if len(found[action]) >= target:
+                matched.append((-len(found[action]), -move_priority(view, effect, previous), action))
+        if not matched:
+            return playable
+        choice = min(matched)[2]
+        return [choice] + [key for key in playable if key != choice]
 
     def _wide_vote(self, view: PlayerView, order: list[int]) -> int | None:
         """Play the move that cannot be taken back and wins in the most of ``wide`` fresh worlds
