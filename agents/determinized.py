@@ -54,6 +54,10 @@ moves instead of the solver's move order, which names most votes' single candida
 that turns one up and wins in as many of the kept worlds is played first. Hindsight is
 indifferent to when a card is seen; the player, who chooses later moves knowing it, is not.
 
+``shallow=N`` breaks hindsight's ties before a move that cannot be taken back: among such moves
+winning in as many of the kept worlds as the vote's choice, it plays the one that wins in the
+most of them within N classes, a win by plainer play.
+
 ``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
 from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
 results are labelled as that track. With unlimited passes it then has nothing to scout.
@@ -109,6 +113,8 @@ class DeterminizedAgent(Agent):
                            "probabilities break ties (empty: off)"),
         "reveal": (bool, False, "when the vote's move turns up no card, play instead a move that turns one up and "
                                 "wins in as many of the worlds (look before committing)"),
+        "shallow": (int, 0, "before a move that cannot be taken back, play among such moves winning in as many kept "
+                            "worlds the one won in the most within this many classes (0: off)"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -156,12 +162,13 @@ class DeterminizedAgent(Agent):
                      probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER, by_class=self.by_class,
                      actions=actions)
 
-    def _solve_after(self, world: Game, prefix: list[int], actions: bool = True):
-        """The solver, under ``nodes``, on ``world`` after the actions ``prefix`` (``world`` is left as it is)."""
+    def _solve_after(self, world: Game, prefix: list[int], actions: bool = True, nodes: int = 0):
+        """The solver, under ``nodes`` (the option's when 0), on ``world`` after the actions
+        ``prefix`` (``world`` is left as it is)."""
         child = world.copy()
         for action in prefix:
             child.step(action)
-        return self._solve(child, self.nodes, actions)
+        return self._solve(child, nodes or self.nodes, actions)
 
     # --- helpers ------------------------------------------------------------------
     def _solve_worlds(self, view: PlayerView) -> list[tuple[Game, list[int]]]:
@@ -232,6 +239,8 @@ class DeterminizedAgent(Agent):
             return self._fallback.choose(view)
         if self.reveal and not self.commit:
             playable = self._revealing_first(view, playable, found, prefixes)
+        if self.shallow and not self.commit:
+            playable = self._easiest_first(view, playable, found, prefixes)
         if self.wide and not reversible(view, prefixes[playable[0]][0]):
             order = [prefixes[key][0] for key in playable]
             widened = self._wide_vote(view, order)
@@ -264,28 +273,62 @@ class DeterminizedAgent(Agent):
         matched = []
         for action in view.legal_actions:
             effect = view.effect(action)
-            if not effect.flips:
-                continue
-            if action not in found:
-                found[action] = [(world, line[1:]) for world, line in self._plans if line[0] == action]
-                prefixes[action] = [action]
-                lost = 0
-                for world, line in self._plans:
-                    if line[0] == action:
-                        continue
-                    result = self._solve_after(world, [action])
-                    if result.status == SolveStatus.SOLVED:
-                        found[action].append((world, list(result.actions)))
-                    else:
-                        lost += 1
-                        if len(self._plans) - lost < target:
-                            break
-            if len(found[action]) >= target:
+            if effect.flips and self._credit(action, target, found, prefixes) >= target:
                 matched.append((-len(found[action]), -move_priority(view, effect, previous), action))
         if not matched:
             return playable
         choice = min(matched)[2]
         return [choice] + [key for key in playable if key != choice]
+
+    def _easiest_first(self, view: PlayerView, playable: list, found: dict, prefixes: dict) -> list:
+        """``playable`` with the move that cannot be taken back and wins most easily put first,
+        among those winning in as many kept worlds as the vote's choice (``shallow``).
+
+        Most votes are unanimous: every world's line starts with the solver's first choice, and
+        the other moves are never tried. Hindsight often rates several of them equal, each
+        world winning by its own continuation. The ones that win within a small budget
+        (``shallow`` classes) in more worlds lead to positions won by plainer play, less
+        dependent on which card lies where; the moves are taken in that order, and the first
+        that wins in as many kept worlds as the vote's choice under the full budget is played.
+        """
+        best = playable[0]
+        action = prefixes[best][0]
+        if not view.hidden_cards or reversible(view, action):
+            return playable
+        target = len(found[best])
+        previous = self._fallback._previous
+        options = [a for a in view.legal_actions if not reversible(view, a) and not self._repeats(a)]
+        if len(options) < 2:
+            return playable
+        easy = {a: sum(self._solve_after(world, [a], actions=False, nodes=self.shallow).status == SolveStatus.SOLVED
+                       for world, _ in self._plans) for a in options}
+        for option in sorted(options, key=lambda a: (-easy[a], a != action,
+                                                      -move_priority(view, view.effect(a), previous), a)):
+            if option == action:
+                return playable
+            if self._credit(option, target, found, prefixes) >= target:
+                return [option] + [key for key in playable if key != option]
+        return playable
+
+    def _credit(self, action: int, target: int, found: dict, prefixes: dict) -> int:
+        """How many kept worlds ``action`` wins in (into ``found`` and ``prefixes`` when it was not
+        a candidate yet), trying each world whose own line starts otherwise, and stopping once it
+        cannot reach ``target``."""
+        if action not in found:
+            found[action] = [(world, line[1:]) for world, line in self._plans if line[0] == action]
+            prefixes[action] = [action]
+            lost = 0
+            for world, line in self._plans:
+                if line[0] == action:
+                    continue
+                result = self._solve_after(world, [action])
+                if result.status == SolveStatus.SOLVED:
+                    found[action].append((world, list(result.actions)))
+                else:
+                    lost += 1
+                    if len(self._plans) - lost < target:
+                        break
+        return len(found[action])
 
     def _wide_vote(self, view: PlayerView, order: list[int]) -> int | None:
         """Play the move that cannot be taken back and wins in the most of ``wide`` fresh worlds
