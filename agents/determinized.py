@@ -58,6 +58,11 @@ indifferent to when a card is seen; the player, who chooses later moves knowing 
 winning in as many of the kept worlds as the vote's choice, it plays the one that wins in the
 most of them within N classes, a win by plainer play.
 
+``robust=true`` is another remedy for strategy fusion, where the worlds disagree: a candidate is
+credited in a world only if the position its line there reaches on turning up its first card
+is still won when the cards left hidden are dealt afresh. A line that plays towards cards
+hindsight knows but the player will not see fails that test in the fresh deal.
+
 ``see_stock=true`` puts the agent on the stock-visible track: it is shown the stock's order
 from the start (face-down tableau cards stay hidden), as the published draw-3 players are; its
 results are labelled as that track. With unlimited passes it then has nothing to scout.
@@ -115,6 +120,8 @@ class DeterminizedAgent(Agent):
                                 "wins in as many of the worlds (look before committing)"),
         "shallow": (int, 0, "before a move that cannot be taken back, play among such moves winning in as many kept "
                             "worlds the one won in the most within this many classes (0: off)"),
+        "robust": (bool, False, "when worlds disagree, credit a candidate only in the worlds whose line still wins "
+                                "after its first card turned up, the other hidden cards dealt afresh"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -229,7 +236,11 @@ class DeterminizedAgent(Agent):
                         if result.status == SolveStatus.SOLVED:
                             found[key].append((world, list(result.actions)))
         legal = set(view.legal_actions)
-        ranked = self._ranked(view, found, own, prefixes, prior)
+        robust = None
+        if self.robust and len(found) > 1:
+            robust = {key: sum(self._holds_up(world, prefixes[key] + rest) for world, rest in entries)
+                      for key, entries in found.items()}
+        ranked = self._ranked(view, found, own, prefixes, prior, robust)
         if self.second > 1 and len(found) > 1:
             ranked = self._ranked_by_second_action(ranked, found, prefixes)
         # never walk back into a position already played through: different samples can
@@ -393,8 +404,9 @@ class DeterminizedAgent(Agent):
                 return (public_state(child, self.see_stock).tobytes(), action), index + 1
         return tuple(line), len(line)  # nothing is turned up: the whole line is the plan
 
-    def _ranked(self, view: PlayerView, found: dict, own: dict, prefixes: dict, prior=None) -> list:
-        """Candidates, best first: most worlds won, then (among exact ties) the ``prior`` policy's
+    def _ranked(self, view: PlayerView, found: dict, own: dict, prefixes: dict, prior=None, robust=None) -> list:
+        """Candidates, best first: most worlds won (with ``robust``, most worlds held up, then won),
+        then (among exact ties) the ``prior`` policy's
         probability of the first action when there is one, the greedy agent's priority for it,
         the most lines starting with the candidate, and the lowest first action."""
         previous = self._fallback._previous
@@ -403,7 +415,8 @@ class DeterminizedAgent(Agent):
             action = prefixes[key][0]
             priority = move_priority(view, view.effect(action), previous) if view.legal_mask[action] else SKIP
             probability = prior[action] if prior is not None else 0.0
-            return (-len(found[key]), -probability, -priority, -len(own.get(key, ())), action)
+            held = robust[key] if robust is not None else 0
+            return (-held, -len(found[key]), -probability, -priority, -len(own.get(key, ())), action)
 
         return sorted(found, key=rank)
 
@@ -444,6 +457,23 @@ class DeterminizedAgent(Agent):
                 best = max(best, won)
             total += best
         return total
+
+    def _holds_up(self, world: Game, line: list[int]) -> bool:
+        """``line`` (winning in ``world``) reaches, on turning up its first card, a position still
+        won when the cards left hidden are dealt afresh (``robust``); a line turning up nothing,
+        or the last hidden card, holds up."""
+        child = world.copy()
+        hidden = hidden_count(child, self.see_stock)
+        for action in line:
+            child.step(action)
+            if hidden_count(child, self.see_stock) < hidden:
+                break
+        else:
+            return True
+        if hidden_count(child, self.see_stock) == 0:
+            return True
+        fresh = PlayerView(child, stock_visible=self.see_stock).sample_world(self.rng)
+        return self._solve(fresh, self.nodes, actions=False).status == SolveStatus.SOLVED
 
     def _prior_probabilities(self, view: PlayerView) -> np.ndarray:
         """The ``prior`` policy's probability of each action at ``view`` (zero where illegal)."""
