@@ -16,7 +16,7 @@ from agents.base import UNKNOWN, AgentOptionError, DealInfo, PlayerView
 from agents.evaluation import play_deals, play_game
 from agents.greedy import is_safe_to_foundation
 from klondike_env import Game, Rules, card_str, parse_card
-from klondike_env.core import DRAW
+from klondike_env.core import DRAW, RECYCLE
 from klondike_env.solver import SolveStatus, solve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -365,7 +365,7 @@ def face_down(game: Game) -> list[int]:
     return [card for column in game.tableau for card, up in column if not up]
 
 
-@pytest.mark.parametrize("spec, stock_visible", [
+@pytest.mark.parametrize("spec, stock_visible, deal", [(spec, stock_visible, 6) for spec, stock_visible in [
     ("determinized:samples=3,nodes=2000,see_stock=true", True),
     ("determinized:samples=4,nodes=2000", False),
     ("determinized:samples=6,nodes=2000,second=3", False),
@@ -376,10 +376,17 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=4,nodes=1000,by_class=true,refresh=true", False),
     ("determinized:samples=4,nodes=1000,by_class=true,refresh=true,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,by_class=true,prior=models/ppo_draw3_privileged_critic/model.zip", False),
+    ("determinized:samples=4,nodes=1000,reveal=true", False),
+    ("determinized:samples=4,nodes=1000,reveal=true,see_stock=true", True),
+    ("determinized:samples=4,nodes=1000,shallow=300", False),
+    ("determinized:samples=4,nodes=1000,shallow=300,see_stock=true", True),
     ("hop:samples=4,batch=2,nodes=500", False),
     ("hop:samples=4,batch=2,nodes=500,see_stock=true", True),
+]] + [  # a deal whose first 40 decisions include votes where the worlds disagree
+    ("determinized:samples=4,nodes=1000,robust=true", False, 12),
+    ("determinized:samples=4,nodes=1000,robust=true,see_stock=true", True, 12),
 ])
-def test_search_agents_never_read_a_hidden_card(spec, stock_visible):
+def test_search_agents_never_read_a_hidden_card(spec, stock_visible, deal):
     """At every decision of a game, the agent (in the same state) plays the same move in a
     world whose hidden cards lie elsewhere: the face-down tableau cards (the stock kept) on the
     stock-visible track, every hidden card otherwise."""
@@ -388,7 +395,7 @@ def test_search_agents_never_read_a_hidden_card(spec, stock_visible):
     agent = make_agent(spec)
     assert agent.sees_stock == stock_visible and not agent.sees_hidden_cards
     agent.reset(DealInfo(seed=4, rules=Rules()))
-    game = Game.new(6)
+    game = Game.new(deal)
     moved = 0
     for step in range(40):
         if game.is_over:
@@ -428,8 +435,8 @@ def test_the_prior_move_is_tried_in_every_world_and_wins_ties():
     seen = {}
     ranked = agent._ranked
 
-    def capture(view, found, own, prefixes, prior=None):
-        seen.update(found=found, prefixes=prefixes, order=ranked(view, found, own, prefixes, prior))
+    def capture(view, found, own, prefixes, prior=None, robust=None):
+        seen.update(found=found, prefixes=prefixes, order=ranked(view, found, own, prefixes, prior, robust))
         return seen["order"]
 
     agent._ranked = capture
@@ -472,14 +479,17 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
     assert cut >= 3
 
 
-@pytest.mark.parametrize("spec", ["determinized:samples=8,nodes=3000,commit=true",
-                                  "determinized:samples=8,nodes=1000,by_class=true,wide=6"])
-def test_every_kept_plan_wins_its_world(spec):
+@pytest.mark.parametrize("spec, deal", [("determinized:samples=8,nodes=3000,commit=true", 6),
+                                        ("determinized:samples=8,nodes=1000,by_class=true,wide=6", 6),
+                                        ("determinized:samples=8,nodes=1000,reveal=true", 6),
+                                        ("determinized:samples=8,nodes=1000,shallow=300", 6),
+                                        ("determinized:samples=8,nodes=1000,robust=true", 12)])
+def test_every_kept_plan_wins_its_world(spec, deal):
     """After each decision the worlds kept are won by the lines kept with them: a commitment, or
     an action tried in fresh worlds, is credited only where it still wins."""
     agent = make_agent(spec)
     agent.reset(DealInfo(seed=3, rules=Rules()))
-    game = Game.new(6)
+    game = Game.new(deal)
     checked = 0
     for _ in range(30):
         if game.is_over:
@@ -493,6 +503,98 @@ def test_every_kept_plan_wins_its_world(spec):
             assert replay.is_won
             checked += 1
     assert checked >= 30
+
+
+def _scouted(deal: int, see_stock: bool = False) -> Game:
+    from agents.determinized import scouting_draw
+
+    game = Game.new(deal)
+    while scouting_draw(PlayerView(game, stock_visible=see_stock)):
+        game.step(DRAW)
+    return game
+
+
+@pytest.mark.parametrize("see_stock", [False, True])
+def test_robust_deals_afresh_only_the_cards_still_hidden_at_the_first_card_turned_up(see_stock):
+    """``robust`` stops a winning line at its first card turned up and solves a world the player
+    there cannot tell from the line's own (every card seen kept), the hidden ones dealt anew; a
+    line that turns nothing up holds up unsolved."""
+    from agents.determinized import hidden_count
+
+    agent = make_agent(f"determinized:samples=2,nodes=1000,robust=true,see_stock={see_stock}")
+    agent.reset(DealInfo(seed=1, rules=Rules()))
+    view = PlayerView(_scouted(3, see_stock), stock_visible=see_stock)
+    solved = []
+    agent._solve = lambda world, nodes, actions=True: solved.append(world) or solve(world, node_limit=nodes, actions=actions)
+    checked = 0
+    for seed in range(4):
+        world = view.sample_world(seed)
+        result = solve(world, node_limit=200_000)
+        if result.status != SolveStatus.SOLVED:
+            continue
+        line = list(result.actions)
+        reached = world.copy()
+        for action in line:
+            reached.step(action)
+            if hidden_count(reached, see_stock) < hidden_count(world, see_stock):
+                break
+        agent._holds_up(world, line)
+        fresh = solved.pop()
+        seen, dealt = PlayerView(reached, stock_visible=see_stock), PlayerView(fresh, stock_visible=see_stock)
+        assert dealt.tableau == seen.tableau and dealt.waste == seen.waste and dealt.stock == seen.stock
+        assert dealt.hidden_cards == seen.hidden_cards and seen.hidden_cards
+        checked += fresh.tableau != reached.tableau  # face-down cards lie elsewhere
+        free = DRAW if view.legal_mask[DRAW] else RECYCLE
+        assert agent._holds_up(world, [free]) and not solved  # nothing turned up: nothing solved
+    assert checked >= 2
+
+
+def test_reveal_puts_a_move_turning_a_card_up_first_when_it_wins_as_often():
+    """With ``reveal``, a move that turns a card up is played before the vote's choice when it wins
+    in as many kept worlds, and not when it wins in fewer."""
+    from klondike_env.solver import SolveResult
+
+    agent = make_agent("determinized:samples=3,nodes=1000,reveal=true")
+    agent.reset(DealInfo(seed=1, rules=Rules()))
+    deal = next(d for d in range(1, 50) if any(PlayerView(_scouted(d)).effect(a).flips
+                                                for a in PlayerView(_scouted(d)).legal_actions))
+    view = PlayerView(_scouted(deal))
+    flip = next(a for a in view.legal_actions if view.effect(a).flips)
+    worlds = [view.sample_world(seed) for seed in range(3)]
+    for status, first in [(SolveStatus.SOLVED, flip), (SolveStatus.UNSOLVABLE, RECYCLE)]:
+        agent._plans = [(world, [RECYCLE]) for world in worlds]
+        found, prefixes = {RECYCLE: [(world, []) for world in worlds]}, {RECYCLE: [RECYCLE]}
+        agent._solve_after = lambda world, prefix, actions=True, nodes=0: SolveResult(status=status, actions=[])
+        assert agent._revealing_first(view, [RECYCLE], found, prefixes)[0] == first
+
+
+def test_shallow_plays_the_commitment_won_most_easily_among_those_winning_as_often():
+    """With ``shallow``, before a move that cannot be taken back, the such move won in the most
+    kept worlds within ``shallow`` classes is played when it wins in as many worlds as the
+    vote's choice under the full budget, and the vote's choice otherwise."""
+    from agents.determinized import reversible
+    from klondike_env.solver import SolveResult
+
+    agent = make_agent("determinized:samples=3,nodes=1000,shallow=200")
+    agent.reset(DealInfo(seed=1, rules=Rules()))
+    view, deal = None, 0
+    while view is None or len([a for a in view.legal_actions if not reversible(view, a)]) < 2:
+        deal += 1
+        view = PlayerView(_scouted(deal))
+    choice, easy = [a for a in view.legal_actions if not reversible(view, a)][:2]
+    worlds = [view.sample_world(seed) for seed in range(3)]
+    agent._visited = set()
+    for full, first in [(SolveStatus.SOLVED, easy), (SolveStatus.UNSOLVABLE, choice)]:
+        agent._plans = [(world, [choice]) for world in worlds]
+        found, prefixes = {choice: [(world, []) for world in worlds]}, {choice: [choice]}
+
+        def solve_after(world, prefix, actions=True, nodes=0, full=full):
+            shallow = nodes == agent.shallow
+            won = prefix == [easy] if shallow else (full == SolveStatus.SOLVED or prefix == [choice])
+            return SolveResult(status=SolveStatus.SOLVED if won else SolveStatus.UNSOLVABLE, actions=[])
+
+        agent._solve_after = solve_after
+        assert agent._easiest_first(view, [choice], found, prefixes)[0] == first
 
 
 def test_reversible_moves_are_those_whose_position_can_come_back():
