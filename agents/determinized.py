@@ -51,7 +51,8 @@ likelier move is played (before the greedy agent's choice). Hindsight then vets 
 moves instead of the solver's move order, which names most votes' single candidate.
 
 ``reveal=true`` looks before it commits: when the vote's move turns up no card, a legal move
-that turns one up and wins in as many of the kept worlds is played first. Hindsight is
+that turns one up and wins in as many of the kept worlds is played first (``reveal_margin``:
+or in at most that share fewer). Hindsight is
 indifferent to when a card is seen; the player, who chooses later moves knowing it, is not.
 
 ``shallow=N`` breaks hindsight's ties before a move that cannot be taken back: among such moves
@@ -77,7 +78,7 @@ from collections import Counter
 
 import numpy as np
 
-from agents.base import UNKNOWN, Agent, DealInfo, PlayerView, public_state
+from agents.base import UNKNOWN, Agent, AgentOptionError, DealInfo, PlayerView, public_state
 from klondike_env import core
 from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
@@ -118,6 +119,8 @@ class DeterminizedAgent(Agent):
                            "probabilities break ties (empty: off)"),
         "reveal": (bool, False, "when the vote's move turns up no card, play instead a move that turns one up and "
                                 "wins in as many of the worlds (look before committing)"),
+        "reveal_margin": (float, 0.0, "with reveal, the share of the vote's worlds a move turning up a card may win "
+                                      "in fewer and still be played first (0: none)"),
         "shallow": (int, 0, "before a move that cannot be taken back, play among such moves winning in as many kept "
                             "worlds the one won in the most within this many classes (0: off)"),
         "robust": (bool, False, "when worlds disagree, credit a candidate only in the worlds whose line still wins "
@@ -129,6 +132,9 @@ class DeterminizedAgent(Agent):
 
     def __init__(self, **options):
         super().__init__(**options)
+        if self.reveal_margin > 1:
+            raise AgentOptionError(f"bad value {self.reveal_margin!r} for option 'reveal_margin' of agent "
+                                   f"'determinized': must be between 0 and 1")
         self._fallback = GreedyAgent()
         self._prior = None
         if self.prior:
@@ -267,7 +273,8 @@ class DeterminizedAgent(Agent):
 
     def _revealing_first(self, view: PlayerView, playable: list, found: dict, prefixes: dict) -> list:
         """``playable`` with a move that turns up a card put first, when one wins in as many of the
-        kept worlds as the vote's choice and that choice turns up none (``reveal``).
+        kept worlds as the vote's choice (less ``reveal_margin`` of them) and that choice turns up
+        none (``reveal``).
 
         Hindsight knows every card, so it is indifferent to when a card is seen: a world's line
         may commit a waste card or pick one of two cards for a column first and turn the card
@@ -279,7 +286,7 @@ class DeterminizedAgent(Agent):
         best = playable[0]
         if not view.hidden_cards or view.effect(prefixes[best][0]).flips:
             return playable
-        target = len(found[best])
+        target = len(found[best]) - int(self.reveal_margin * len(found[best]))
         previous = self._fallback._previous
         matched = []
         for action in view.legal_actions:

@@ -112,10 +112,14 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, prior, "
-                                  "refresh, retry, samples, scout, second, see_stock, wide"),
+                                  "refresh, retry, reveal, reveal_margin, robust, samples, scout, second, see_stock, "
+                                  "shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
-                                     "budget, by_class, check, commit, keep, nodes, prior, refresh, retry, samples, "
-                                     "scout, second, see_stock, wide"),
+                                     "budget, by_class, check, commit, keep, nodes, prior, refresh, retry, reveal, "
+                                     "reveal_margin, robust, samples, scout, second, see_stock, shallow, wide"),
+        ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
+                                           "must be between 0 and 1"),
+        ("determinized:shallow=-5", "bad value '-5' for option 'shallow' of agent 'determinized': must be >= 0"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
