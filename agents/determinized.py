@@ -50,6 +50,11 @@ world whose line starts otherwise, and among candidates winning in as many world
 likelier move is played (before the greedy agent's choice). Hindsight then vets the policy's
 moves instead of the solver's move order, which names most votes' single candidate.
 
+``retry_all=true`` solves the undecided worlds again with ``retry`` times the nodes even when
+others are won, and tries candidates in the worlds so won with as many: early in a game a
+third or more of the worlds can be left undecided, and without it the vote is among the easy
+ones alone.
+
 ``reveal=true`` looks before it commits: when the vote's move turns up no card, a legal move
 that turns one up and wins in as many of the kept worlds is played first (``reveal_margin``:
 or in at most that share fewer). Hindsight is
@@ -102,6 +107,8 @@ class DeterminizedAgent(Agent):
         "keep": (int, 5, "re-sample when fewer winning plans than this survive (0: every decision)"),
         "check": (bool, True, "when worlds disagree, try every candidate first action in every world"),
         "retry": (int, 4, "when no world is won, solve the undecided ones again with this many times the nodes (0: off)"),
+        "retry_all": (bool, False, "retry the undecided worlds even when others are won, and try candidates in the "
+                                   "worlds so won with as many nodes"),
         "scout": (bool, True, "with unlimited passes, first draw through the stock once to see every talon card"),
         "by_class": (bool, True, "solve worlds over classes of positions (the solver's default); "
                                  "off: over positions, as the agent's earlier defaults did"),
@@ -151,6 +158,7 @@ class DeterminizedAgent(Agent):
         self._fallback.reset(deal)
         self._plans: list[tuple[Game, list[int]]] = []  # (world, remaining winning line)
         self._visited: set[int] = set()  # position hashes (as the player sees them) already played through
+        self._deep: set[int] = set()  # ids of the kept worlds won only by a retry (retry_all)
         self.solves = 0  # solver calls this game (for diagnostics)
 
     def act(self, view: PlayerView) -> int:
@@ -181,11 +189,13 @@ class DeterminizedAgent(Agent):
         child = world.copy()
         for action in prefix:
             child.step(action)
-        return self._solve(child, nodes or self.nodes, actions)
+        deep = self.nodes * self.retry if id(world) in self._deep else self.nodes
+        return self._solve(child, nodes or deep, actions)
 
     # --- helpers ------------------------------------------------------------------
     def _solve_worlds(self, view: PlayerView) -> list[tuple[Game, list[int]]]:
         """Winning lines of freshly sampled worlds (one exact world when nothing is hidden)."""
+        self._deep = set()
         if not view.hidden_cards:
             worlds = [view.sample_world(self.rng)]
             won, undecided = self._solve_each(worlds, self.nodes * self.samples)
@@ -206,8 +216,8 @@ class DeterminizedAgent(Agent):
             undecided += batch_undecided
             if 2 * len(won) >= step and len({line[0] for _, line in won}) == 1 and len(worlds) < self.samples:
                 break
-        if not won:
-            won = self._retry(worlds, undecided, self.nodes)
+        if not won or self.retry_all:
+            won += self._retry(worlds, undecided, self.nodes)
         return [(worlds[index], line) for index, line in won]
 
     def _vote(self, view: PlayerView) -> int:
@@ -524,6 +534,8 @@ class DeterminizedAgent(Agent):
                 result = self._solve(worlds[index], nodes * self.retry)
                 if result.status == SolveStatus.SOLVED and result.actions:
                     won.append((index, list(result.actions)))
+                    if self.retry_all:
+                        self._deep.add(id(worlds[index]))
         return won
 
 

@@ -112,11 +112,11 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, prior, "
-                                  "refresh, retry, reveal, reveal_margin, robust, samples, scout, second, see_stock, "
-                                  "shallow, wide"),
+                                  "refresh, retry, retry_all, reveal, reveal_margin, robust, samples, scout, second, "
+                                  "see_stock, shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
-                                     "budget, by_class, check, commit, keep, nodes, prior, refresh, retry, reveal, "
-                                     "reveal_margin, robust, samples, scout, second, see_stock, shallow, wide"),
+                                     "budget, by_class, check, commit, keep, nodes, prior, refresh, retry, retry_all, "
+                                     "reveal, reveal_margin, robust, samples, scout, second, see_stock, shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
                                            "must be between 0 and 1"),
         ("determinized:shallow=-5", "bad value '-5' for option 'shallow' of agent 'determinized': must be >= 0"),
@@ -384,6 +384,8 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=4,nodes=1000,reveal=true,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,shallow=300", False),
     ("determinized:samples=4,nodes=1000,shallow=300,see_stock=true", True),
+    ("determinized:samples=4,nodes=1000,retry_all=true", False),
+    ("determinized:samples=4,nodes=1000,retry_all=true,see_stock=true", True),
     ("hop:samples=4,batch=2,nodes=500", False),
     ("hop:samples=4,batch=2,nodes=500,see_stock=true", True),
 ]] + [  # a deal whose first 40 decisions include votes where the worlds disagree
@@ -487,7 +489,8 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
                                         ("determinized:samples=8,nodes=1000,by_class=true,wide=6", 6),
                                         ("determinized:samples=8,nodes=1000,reveal=true", 6),
                                         ("determinized:samples=8,nodes=1000,shallow=300", 6),
-                                        ("determinized:samples=8,nodes=1000,robust=true", 12)])
+                                        ("determinized:samples=8,nodes=1000,robust=true", 12),
+                                        ("determinized:samples=8,nodes=300,retry_all=true", 6)])
 def test_every_kept_plan_wins_its_world(spec, deal):
     """After each decision the worlds kept are won by the lines kept with them: a commitment, or
     an action tried in fresh worlds, is credited only where it still wins."""
