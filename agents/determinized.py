@@ -50,6 +50,13 @@ world whose line starts otherwise, and among candidates winning in as many world
 likelier move is played (before the greedy agent's choice). Hindsight then vets the policy's
 moves instead of the solver's move order, which names most votes' single candidate.
 
+``free_own=true`` stops crediting a move that can be taken back in every world any move wins:
+hindsight credits it there by coming back, so a draw outvotes the waste card most worlds' own
+lines play now, and following draws round the talon leads back to a position already played
+through, where the agent would give up. Such a move is credited only in the worlds whose own
+line starts with it; and when every candidate walks back into a position played through, the
+legal move that does not and wins in the most kept worlds is played.
+
 ``retry_all=true`` solves the undecided worlds again with ``retry`` times the nodes even when
 others are won, and tries candidates in the worlds so won with as many: early in a game a
 third or more of the worlds can be left undecided, and without it the vote is among the easy
@@ -124,6 +131,9 @@ class DeterminizedAgent(Agent):
                                  "on the plans kept from earlier decisions"),
         "prior": (str, "", "a trained policy (.zip): its likeliest move is a candidate at every decision and its "
                            "probabilities break ties (empty: off)"),
+        "free_own": (bool, False, "credit a move that can be taken back only in the worlds whose own line starts with "
+                                  "it, and when every candidate walks back into a position played through, play the "
+                                  "legal move that does not and wins in the most kept worlds"),
         "reveal": (bool, False, "when the vote's move turns up no card, play instead a move that turns one up and "
                                 "wins in as many of the worlds (look before committing)"),
         "reveal_margin": (float, 0.0, "with reveal, the share of the vote's worlds a move turning up a card may win "
@@ -246,6 +256,8 @@ class DeterminizedAgent(Agent):
         found = {key: list(entries) for key, entries in own.items()}
         if self.check and len(own) > 1:
             for key, prefix in prefixes.items():
+                if self.free_own and self._free(view, prefix):
+                    continue  # credited only where its own line starts with it
                 for (world, _), world_key in zip(self._plans, keys):
                     if world_key != key:
                         result = self._solve_after(world, prefix)
@@ -262,6 +274,8 @@ class DeterminizedAgent(Agent):
         # never walk back into a position already played through: different samples can
         # favour opposite moves, and alternating between them would loop forever
         playable = [key for key in ranked if prefixes[key][0] in legal and not self._repeats(prefixes[key][0])]
+        if not playable and self.free_own:
+            playable = self._unvisited(view, found, prefixes)
         if not playable:
             return self._fallback.choose(view)
         if self.reveal and not self.commit:
@@ -280,6 +294,29 @@ class DeterminizedAgent(Agent):
             world.step(action)
             self._plans.append((world, prefix[1:] + rest))
         return int(action)
+
+    def _free(self, view: PlayerView, prefix: list[int]) -> bool:
+        """The candidate ``prefix`` is one move that puts nothing off for good: a draw, a recycle,
+        or a move that can be taken back (``free_own``)."""
+        if len(prefix) != 1 or not view.legal_mask[prefix[0]]:
+            return False
+        return prefix[0] in (core.DRAW, core.RECYCLE) or reversible(view, prefix[0])
+
+    def _unvisited(self, view: PlayerView, found: dict, prefixes: dict) -> list:
+        """When every candidate walks back into a position already played through: the legal moves
+        that do not, winning in at least one kept world, the most first (ties: the greedy agent's
+        priority).
+
+        The vote favours moves that can be taken back (hindsight credits them with every world
+        any move wins, by coming back), so it can follow draws round the talon to where it
+        began; handing that position to the greedy agent, which resigns when a trip through the
+        stock would repeat the last, would give up a game the kept worlds still win.
+        """
+        previous = self._fallback._previous
+        options = [action for action in view.legal_actions if not self._repeats(action)]
+        wins = {action: self._credit(action, 1, found, prefixes) for action in options}
+        return sorted((action for action in options if wins[action]),
+                      key=lambda action: (-wins[action], -move_priority(view, view.effect(action), previous), action))
 
     def _revealing_first(self, view: PlayerView, playable: list, found: dict, prefixes: dict) -> list:
         """``playable`` with a move that turns up a card put first, when one wins in as many of the

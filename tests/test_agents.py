@@ -111,12 +111,13 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, keep, nodes, prior, "
-                                  "refresh, retry, retry_all, reveal, reveal_margin, robust, samples, scout, second, "
-                                  "see_stock, shallow, wide"),
+        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, free_own, keep, "
+                                  "nodes, prior, refresh, retry, retry_all, reveal, reveal_margin, robust, samples, scout, "
+                                  "second, see_stock, shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
-                                     "budget, by_class, check, commit, keep, nodes, prior, refresh, retry, retry_all, "
-                                     "reveal, reveal_margin, robust, samples, scout, second, see_stock, shallow, wide"),
+                                     "budget, by_class, check, commit, free_own, keep, nodes, prior, refresh, retry, "
+                                     "retry_all, reveal, reveal_margin, robust, samples, scout, second, see_stock, "
+                                     "shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
                                            "must be between 0 and 1"),
         ("determinized:shallow=-5", "bad value '-5' for option 'shallow' of agent 'determinized': must be >= 0"),
@@ -386,6 +387,8 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=4,nodes=1000,shallow=300,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,retry_all=true", False),
     ("determinized:samples=4,nodes=1000,retry_all=true,see_stock=true", True),
+    ("determinized:samples=4,nodes=1000,free_own=true", False),
+    ("determinized:samples=4,nodes=1000,free_own=true,see_stock=true", True),
     ("hop:samples=4,batch=2,nodes=500", False),
     ("hop:samples=4,batch=2,nodes=500,see_stock=true", True),
 ]] + [  # a deal whose first 40 decisions include votes where the worlds disagree
@@ -490,7 +493,8 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
                                         ("determinized:samples=8,nodes=1000,reveal=true", 6),
                                         ("determinized:samples=8,nodes=1000,shallow=300", 6),
                                         ("determinized:samples=8,nodes=1000,robust=true", 12),
-                                        ("determinized:samples=8,nodes=300,retry_all=true", 6)])
+                                        ("determinized:samples=8,nodes=300,retry_all=true", 6),
+                                        ("determinized:samples=8,nodes=1000,free_own=true", 6)])
 def test_every_kept_plan_wins_its_world(spec, deal):
     """After each decision the worlds kept are won by the lines kept with them: a commitment, or
     an action tried in fresh worlds, is credited only where it still wins."""
@@ -602,6 +606,30 @@ def test_shallow_plays_the_commitment_won_most_easily_among_those_winning_as_oft
 
         agent._solve_after = solve_after
         assert agent._easiest_first(view, [choice], found, prefixes)[0] == first
+
+
+def test_free_own_credits_a_draw_only_where_its_own_line_draws():
+    """With ``free_own``, a candidate that puts nothing off for good (a draw, a recycle, a move that
+    can be taken back) counts only the worlds whose own line starts with it, where checks would
+    credit it in nearly every world; other candidates are still checked in every world."""
+    agent = make_agent("determinized:samples=8,nodes=1000,free_own=true")
+    agent.reset(DealInfo(seed=0, rules=Rules()))
+    ranked, split = agent._ranked, []
+
+    def capture(view, found, own, prefixes, prior=None, robust=None):
+        free = [key for key in found if agent._free(view, prefixes[key])]
+        if len(found) > 1 and free:
+            split.append(all(len(found[key]) == len(own[key]) for key in free))
+        return ranked(view, found, own, prefixes, prior, robust)
+
+    agent._ranked = capture
+    game = Game.new(50052)
+    for _ in range(40):
+        action = agent.act(PlayerView(game))
+        if action == RESIGN or game.is_over:
+            break
+        game.step(action)
+    assert split and all(split)
 
 
 def test_reversible_moves_are_those_whose_position_can_come_back():
