@@ -57,6 +57,11 @@ through, where the agent would give up. Such a move is credited only in the worl
 line starts with it; and when every candidate walks back into a position played through, the
 legal move that does not and wins in the most kept worlds is played.
 
+``followable=true`` credits a candidate only with the lines the agent would follow, those never
+walking back into a position it has played through; when that takes credit away, every other
+legal move is tried in the kept worlds too. Hindsight credits a draw in nearly every world by
+going round the talon and back, which the agent, never walking back into a position, will not do.
+
 ``retry_all=true`` solves the undecided worlds again with ``retry`` times the nodes even when
 others are won, and tries candidates in the worlds so won with as many: early in a game a
 third or more of the worlds can be left undecided, and without it the vote is among the easy
@@ -134,6 +139,8 @@ class DeterminizedAgent(Agent):
         "free_own": (bool, False, "credit a move that can be taken back only in the worlds whose own line starts with "
                                   "it, and when every candidate walks back into a position played through, play the "
                                   "legal move that does not and wins in the most kept worlds"),
+        "followable": (bool, False, "credit a candidate only with the lines the agent would follow: those never "
+                                    "walking back into a position already played through"),
         "reveal": (bool, False, "when the vote's move turns up no card, play instead a move that turns one up and "
                                 "wins in as many of the worlds (look before committing)"),
         "reveal_margin": (float, 0.0, "with reveal, the share of the vote's worlds a move turning up a card may win "
@@ -263,6 +270,8 @@ class DeterminizedAgent(Agent):
                         result = self._solve_after(world, prefix)
                         if result.status == SolveStatus.SOLVED:
                             found[key].append((world, list(result.actions)))
+        if self.followable and not self.commit:
+            self._keep_followable(view, found, prefixes)
         legal = set(view.legal_actions)
         robust = None
         if self.robust and len(found) > 1:
@@ -294,6 +303,43 @@ class DeterminizedAgent(Agent):
             world.step(action)
             self._plans.append((world, prefix[1:] + rest))
         return int(action)
+
+    def _keep_followable(self, view: PlayerView, found: dict, prefixes: dict) -> None:
+        """Drop from ``found`` the lines the agent would not follow: those walking back into a
+        position already played through (``followable``); when that takes a candidate's credit,
+        every other legal move is tried in the kept worlds too.
+
+        Hindsight credits a draw in nearly every world, the solver winning after it by going
+        round the talon and back; but the agent never walks back into a position it has played
+        through, so it draws on, round to where it began, and gives up there. Credited only with
+        the lines it can follow, a draw no longer outvotes the waste card the lines play now.
+        """
+        cut = False
+        for key, entries in found.items():
+            kept = [(world, rest) for world, rest in entries if self._followable(world, prefixes[key] + rest)]
+            cut = cut or len(kept) < len(entries)
+            found[key] = kept
+        if not cut:
+            return
+        for action in view.legal_actions:
+            if action not in found and not self._repeats(action):
+                self._credit(action, 1, found, prefixes)
+                found[action] = [(world, rest) for world, rest in found[action]
+                                 if self._followable(world, [action] + rest)]
+
+    def _followable(self, world: Game, line: list[int]) -> bool:
+        """``line`` never walks back into a position already played through, up to its first move
+        that plays a talon card or turns one up (after which none can come back)."""
+        child = world.copy()
+        hidden = hidden_count(child, self.see_stock)
+        for action in line:
+            talon_card = core.WASTE_TO_FOUNDATION <= action < core.COLUMN_TO_FOUNDATION
+            child.step(action)
+            if child.position_hash() in self._visited:
+                return False
+            if talon_card or hidden_count(child, self.see_stock) < hidden:
+                return True
+        return True
 
     def _free(self, view: PlayerView, prefix: list[int]) -> bool:
         """The candidate ``prefix`` is one move that puts nothing off for good: a draw, a recycle,

@@ -13,7 +13,7 @@ import pytest
 
 from agents import RESIGN, make_agent
 from agents.base import UNKNOWN, AgentOptionError, DealInfo, PlayerView
-from agents.evaluation import play_deals, play_game
+from agents.evaluation import deal_seed, play_deals, play_game
 from agents.greedy import is_safe_to_foundation
 from klondike_env import Game, Rules, card_str, parse_card
 from klondike_env.core import DRAW, RECYCLE
@@ -111,11 +111,11 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, free_own, keep, "
-                                  "nodes, prior, refresh, retry, retry_all, reveal, reveal_margin, robust, samples, scout, "
+        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, followable, "
+                                  "free_own, keep, nodes, prior, refresh, retry, retry_all, reveal, reveal_margin, robust, samples, scout, "
                                   "second, see_stock, shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
-                                     "budget, by_class, check, commit, free_own, keep, nodes, prior, refresh, retry, "
+                                     "budget, by_class, check, commit, followable, free_own, keep, nodes, prior, refresh, retry, "
                                      "retry_all, reveal, reveal_margin, robust, samples, scout, second, see_stock, "
                                      "shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
@@ -389,6 +389,8 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=4,nodes=1000,retry_all=true,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,free_own=true", False),
     ("determinized:samples=4,nodes=1000,free_own=true,see_stock=true", True),
+    ("determinized:samples=4,nodes=1000,followable=true", False),
+    ("determinized:samples=4,nodes=1000,followable=true,see_stock=true", True),
     ("hop:samples=4,batch=2,nodes=500", False),
     ("hop:samples=4,batch=2,nodes=500,see_stock=true", True),
 ]] + [  # a deal whose first 40 decisions include votes where the worlds disagree
@@ -494,7 +496,8 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
                                         ("determinized:samples=8,nodes=1000,shallow=300", 6),
                                         ("determinized:samples=8,nodes=1000,robust=true", 12),
                                         ("determinized:samples=8,nodes=300,retry_all=true", 6),
-                                        ("determinized:samples=8,nodes=1000,free_own=true", 6)])
+                                        ("determinized:samples=8,nodes=1000,free_own=true", 6),
+                                        ("determinized:samples=8,nodes=1000,followable=true", 6)])
 def test_every_kept_plan_wins_its_world(spec, deal):
     """After each decision the worlds kept are won by the lines kept with them: a commitment, or
     an action tried in fresh worlds, is credited only where it still wins."""
@@ -630,6 +633,34 @@ def test_free_own_credits_a_draw_only_where_its_own_line_draws():
             break
         game.step(action)
     assert split and all(split)
+
+
+def test_followable_credits_no_line_that_walks_back_into_a_position_played_through():
+    """With ``followable``, every line a candidate is credited with steps, up to its first talon
+    card played or card turned up, only through positions the agent has not played through; in
+    deal 50052 the plain vote credits such lines (draws round the talon after the scouting pass)."""
+    counts = {}
+    for followable in (False, True):
+        agent = make_agent(f"determinized:followable={followable}")
+        agent.reset(DealInfo(seed=deal_seed(0, 50052), rules=Rules()))  # the game of the benchmark's run
+        ranked, credited, walking_back = agent._ranked, [0], [0]
+
+        def capture(view, found, own, prefixes, prior=None, robust=None, agent=agent):
+            for key, entries in found.items():
+                for world, rest in entries:
+                    credited[0] += 1
+                    walking_back[0] += not agent._followable(world, prefixes[key] + rest)
+            return ranked(view, found, own, prefixes, prior, robust)
+
+        agent._ranked = capture
+        game = Game.new(50052)
+        for _ in range(20):
+            action = agent.act(PlayerView(game))
+            if action == RESIGN or game.is_over:
+                break
+            game.step(action)
+        counts[followable] = (credited[0], walking_back[0])
+    assert counts[False][1] > 0 and counts[True][0] > 0 and counts[True][1] == 0, counts
 
 
 def test_reversible_moves_are_those_whose_position_can_come_back():
