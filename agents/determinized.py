@@ -330,14 +330,10 @@ class DeterminizedAgent(Agent):
     def _followable(self, world: Game, line: list[int]) -> bool:
         """``line`` never walks back into a position already played through, up to its first move
         that plays a talon card or turns one up (after which none can come back)."""
-        child = world.copy()
-        hidden = hidden_count(child, self.see_stock)
-        for action in line:
-            talon_card = core.WASTE_TO_FOUNDATION <= action < core.COLUMN_TO_FOUNDATION
-            child.step(action)
+        for index, child, turned_up in self._walk(world, line):
             if child.position_hash() in self._visited:
                 return False
-            if talon_card or hidden_count(child, self.see_stock) < hidden:
+            if turned_up or core.WASTE_TO_FOUNDATION <= line[index] < core.COLUMN_TO_FOUNDATION:
                 return True
         return True
 
@@ -358,11 +354,10 @@ class DeterminizedAgent(Agent):
         began; handing that position to the greedy agent, which resigns when a trip through the
         stock would repeat the last, would give up a game the kept worlds still win.
         """
-        previous = self._fallback._previous
         options = [action for action in view.legal_actions if not self._repeats(action)]
         wins = {action: self._credit(action, 1, found, prefixes) for action in options}
         return sorted((action for action in options if wins[action]),
-                      key=lambda action: (-wins[action], -move_priority(view, view.effect(action), previous), action))
+                      key=lambda action: (-wins[action], -self._priority(view, action), action))
 
     def _revealing_first(self, view: PlayerView, playable: list, found: dict, prefixes: dict) -> list:
         """``playable`` with a move that turns up a card put first, when one wins in as many of the
@@ -380,12 +375,10 @@ class DeterminizedAgent(Agent):
         if not view.hidden_cards or view.effect(prefixes[best][0]).flips:
             return playable
         target = len(found[best]) - int(self.reveal_margin * len(found[best]))
-        previous = self._fallback._previous
         matched = []
         for action in view.legal_actions:
-            effect = view.effect(action)
-            if effect.flips and self._credit(action, target, found, prefixes) >= target:
-                matched.append((-len(found[action]), -move_priority(view, effect, previous), action))
+            if view.effect(action).flips and self._credit(action, target, found, prefixes) >= target:
+                matched.append((-len(found[action]), -self._priority(view, action), action))
         if not matched:
             return playable
         choice = min(matched)[2]
@@ -407,14 +400,12 @@ class DeterminizedAgent(Agent):
         if not view.hidden_cards or reversible(view, action):
             return playable
         target = len(found[best])
-        previous = self._fallback._previous
         options = [a for a in view.legal_actions if not reversible(view, a) and not self._repeats(a)]
         if len(options) < 2:
             return playable
         easy = {a: sum(self._solve_after(world, [a], actions=False, nodes=self.shallow).status == SolveStatus.SOLVED
                        for world, _ in self._plans) for a in options}
-        for option in sorted(options, key=lambda a: (-easy[a], a != action,
-                                                      -move_priority(view, view.effect(a), previous), a)):
+        for option in sorted(options, key=lambda a: (-easy[a], a != action, -self._priority(view, a), a)):
             if option == action:
                 return playable
             if self._credit(option, target, found, prefixes) >= target:
@@ -495,25 +486,39 @@ class DeterminizedAgent(Agent):
         """
         if not self.commit:
             return line[0], 1
+        for index, child, turned_up in self._walk(world, line):
+            if turned_up:
+                child.undo()
+                return (public_state(child, self.see_stock).tobytes(), line[index]), index + 1
+        return tuple(line), len(line)  # nothing is turned up: the whole line is the plan
+
+    def _walk(self, world: Game, line: list[int]):
+        """A copy of ``world`` stepped along ``line``: ``(index, position, turned_up)`` after each
+        action, the last after the first action that turns up a card the player has not seen."""
         child = world.copy()
         hidden = hidden_count(child, self.see_stock)
         for index, action in enumerate(line):
             child.step(action)
-            if hidden_count(child, self.see_stock) < hidden:
-                child.undo()
-                return (public_state(child, self.see_stock).tobytes(), action), index + 1
-        return tuple(line), len(line)  # nothing is turned up: the whole line is the plan
+            turned_up = hidden_count(child, self.see_stock) < hidden
+            yield index, child, turned_up
+            if turned_up:
+                return
+
+    def _priority(self, view: PlayerView, action: int) -> float:
+        """The greedy agent's priority for ``action`` here (:data:`SKIP` when it is not legal)."""
+        if not view.legal_mask[action]:
+            return SKIP
+        return move_priority(view, view.effect(action), self._fallback._previous)
 
     def _ranked(self, view: PlayerView, found: dict, own: dict, prefixes: dict, prior=None, robust=None) -> list:
         """Candidates, best first: most worlds won (with ``robust``, most worlds held up, then won),
         then (among exact ties) the ``prior`` policy's
         probability of the first action when there is one, the greedy agent's priority for it,
         the most lines starting with the candidate, and the lowest first action."""
-        previous = self._fallback._previous
 
         def rank(key) -> tuple:
             action = prefixes[key][0]
-            priority = move_priority(view, view.effect(action), previous) if view.legal_mask[action] else SKIP
+            priority = self._priority(view, action)
             probability = prior[action] if prior is not None else 0.0
             held = robust[key] if robust is not None else 0
             return (-held, -len(found[key]), -probability, -priority, -len(own.get(key, ())), action)
@@ -562,17 +567,12 @@ class DeterminizedAgent(Agent):
         """``line`` (winning in ``world``) reaches, on turning up its first card, a position still
         won when the cards left hidden are dealt afresh (``robust``); a line turning up nothing,
         or the last hidden card, holds up."""
-        child = world.copy()
-        hidden = hidden_count(child, self.see_stock)
-        for action in line:
-            child.step(action)
-            if hidden_count(child, self.see_stock) < hidden:
-                break
-        else:
+        reached = None  # the position on turning up the first card
+        for _, child, turned_up in self._walk(world, line):
+            reached = child if turned_up else None
+        if reached is None or hidden_count(reached, self.see_stock) == 0:
             return True
-        if hidden_count(child, self.see_stock) == 0:
-            return True
-        fresh = PlayerView(child, stock_visible=self.see_stock).sample_world(self.rng)
+        fresh = PlayerView(reached, stock_visible=self.see_stock).sample_world(self.rng)
         return self._solve(fresh, self.nodes, actions=False).status == SolveStatus.SOLVED
 
     def _prior_probabilities(self, view: PlayerView) -> np.ndarray:

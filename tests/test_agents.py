@@ -611,27 +611,38 @@ def test_shallow_plays_the_commitment_won_most_easily_among_those_winning_as_oft
         assert agent._easiest_first(view, [choice], found, prefixes)[0] == first
 
 
+def _watch_votes(agent, deal: int, decisions: int, seen) -> None:
+    """Play up to ``decisions`` moves of ``deal`` with ``agent``, calling ``seen(view, found, own,
+    prefixes)`` at every vote, before the candidates are ranked."""
+    ranked = agent._ranked
+
+    def capture(view, found, own, prefixes, prior=None, robust=None):
+        seen(view, found, own, prefixes)
+        return ranked(view, found, own, prefixes, prior, robust)
+
+    agent._ranked = capture
+    game = Game.new(deal)
+    for _ in range(decisions):
+        action = agent.act(PlayerView(game))
+        if action == RESIGN or game.is_over:
+            break
+        game.step(action)
+
+
 def test_free_own_credits_a_draw_only_where_its_own_line_draws():
     """With ``free_own``, a candidate that puts nothing off for good (a draw, a recycle, a move that
     can be taken back) counts only the worlds whose own line starts with it, where checks would
     credit it in nearly every world; other candidates are still checked in every world."""
     agent = make_agent("determinized:samples=8,nodes=1000,free_own=true")
     agent.reset(DealInfo(seed=0, rules=Rules()))
-    ranked, split = agent._ranked, []
+    split = []
 
-    def capture(view, found, own, prefixes, prior=None, robust=None):
+    def seen(view, found, own, prefixes):
         free = [key for key in found if agent._free(view, prefixes[key])]
         if len(found) > 1 and free:
             split.append(all(len(found[key]) == len(own[key]) for key in free))
-        return ranked(view, found, own, prefixes, prior, robust)
 
-    agent._ranked = capture
-    game = Game.new(50052)
-    for _ in range(40):
-        action = agent.act(PlayerView(game))
-        if action == RESIGN or game.is_over:
-            break
-        game.step(action)
+    _watch_votes(agent, 50052, 40, seen)
     assert split and all(split)
 
 
@@ -643,22 +654,15 @@ def test_followable_credits_no_line_that_walks_back_into_a_position_played_throu
     for followable in (False, True):
         agent = make_agent(f"determinized:followable={followable}")
         agent.reset(DealInfo(seed=deal_seed(0, 50052), rules=Rules()))  # the game of the benchmark's run
-        ranked, credited, walking_back = agent._ranked, [0], [0]
+        credited, walking_back = [0], [0]
 
-        def capture(view, found, own, prefixes, prior=None, robust=None, agent=agent):
+        def seen(view, found, own, prefixes, agent=agent):
             for key, entries in found.items():
                 for world, rest in entries:
                     credited[0] += 1
                     walking_back[0] += not agent._followable(world, prefixes[key] + rest)
-            return ranked(view, found, own, prefixes, prior, robust)
 
-        agent._ranked = capture
-        game = Game.new(50052)
-        for _ in range(20):
-            action = agent.act(PlayerView(game))
-            if action == RESIGN or game.is_over:
-                break
-            game.step(action)
+        _watch_votes(agent, 50052, 20, seen)
         counts[followable] = (credited[0], walking_back[0])
     assert counts[False][1] > 0 and counts[True][0] > 0 and counts[True][1] == 0, counts
 
