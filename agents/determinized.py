@@ -71,6 +71,8 @@ ones alone.
 that turns one up and wins in as many of the kept worlds is played first (``reveal_margin``:
 or in at most that share fewer). Hindsight is
 indifferent to when a card is seen; the player, who chooses later moves knowing it, is not.
+``reveal_free=true`` also looks one move further: when no move turns up a card and wins as
+often, a move that can be taken back, after which one does, is played first.
 
 ``shallow=N`` breaks hindsight's ties before a move that cannot be taken back: among such moves
 winning in as many of the kept worlds as the vote's choice, it plays the one that wins in the
@@ -143,6 +145,8 @@ class DeterminizedAgent(Agent):
                                     "walking back into a position already played through"),
         "reveal": (bool, False, "when the vote's move turns up no card, play instead a move that turns one up and "
                                 "wins in as many of the worlds (look before committing)"),
+        "reveal_free": (bool, False, "with reveal, when no move turns up a card and wins as often, play a move that can "
+                                     "be taken back and after which one does"),
         "reveal_margin": (float, 0.0, "with reveal, the share of the vote's worlds a move turning up a card may win "
                                       "in fewer and still be played first (0: none)"),
         "shallow": (int, 0, "before a move that cannot be taken back, play among such moves winning in as many kept "
@@ -379,10 +383,36 @@ class DeterminizedAgent(Agent):
         for action in view.legal_actions:
             if view.effect(action).flips and self._credit(action, target, found, prefixes) >= target:
                 matched.append((-len(found[action]), -self._priority(view, action), action))
+        if not matched and self.reveal_free:
+            matched = self._free_reveals(view, prefixes[best][0], target, found, prefixes)
         if not matched:
             return playable
         choice = min(matched)[2]
         return [choice] + [key for key in playable if key != choice]
+
+    def _free_reveals(self, view: PlayerView, vote: int, target: int, found: dict, prefixes: dict) -> list:
+        """Ranked ``(-wins, -priority, key)`` of the two-move lines that turn up a card after a move
+        that can be taken back, winning in at least ``target`` kept worlds (``reveal_free``).
+
+        A card under a column's run often comes up only once another move has made room for the
+        run (a card moved off the one it needs, a card sent home); that move puts nothing off, so
+        hindsight is as indifferent to it as to a move turning the card up directly. The key is
+        the line's two actions; the vote's own move (played anyway) and draws (which turn up
+        nothing after the scouting pass and make no room) are left out.
+        """
+        matched = []
+        for first in view.legal_actions:
+            if first in (vote, core.DRAW, core.RECYCLE) or not reversible(view, first) or self._repeats(first):
+                continue
+            child = self._plans[0][0].copy()
+            child.step(first)
+            after = PlayerView(child, stock_visible=self.see_stock)
+            for second in after.legal_actions:
+                if after.effect(second).flips:
+                    key = (first, second)
+                    if self._credit(key, target, found, prefixes, [first, second]) >= target:
+                        matched.append((-len(found[key]), -self._priority(view, first), key))
+        return matched
 
     def _easiest_first(self, view: PlayerView, playable: list, found: dict, prefixes: dict) -> list:
         """``playable`` with the move that cannot be taken back and wins most easily put first,
@@ -412,25 +442,27 @@ class DeterminizedAgent(Agent):
                 return [option] + [key for key in playable if key != option]
         return playable
 
-    def _credit(self, action: int, target: int, found: dict, prefixes: dict) -> int:
-        """How many kept worlds ``action`` wins in (into ``found`` and ``prefixes`` when it was not
-        a candidate yet), trying each world whose own line starts otherwise, and stopping once it
-        cannot reach ``target``."""
-        if action not in found:
-            found[action] = [(world, line[1:]) for world, line in self._plans if line[0] == action]
-            prefixes[action] = [action]
+    def _credit(self, key, target: int, found: dict, prefixes: dict, prefix: list[int] | None = None) -> int:
+        """How many kept worlds the candidate ``key`` (the action ``key``, or the line ``prefix``)
+        wins in (into ``found`` and ``prefixes`` when it was not a candidate yet), trying each world
+        whose own line starts otherwise, and stopping once it cannot reach ``target``."""
+        if key not in found:
+            prefix = prefix or [key]
+            size = len(prefix)
+            found[key] = [(world, line[size:]) for world, line in self._plans if line[:size] == prefix]
+            prefixes[key] = prefix
             lost = 0
             for world, line in self._plans:
-                if line[0] == action:
+                if line[:size] == prefix:
                     continue
-                result = self._solve_after(world, [action])
+                result = self._solve_after(world, prefix)
                 if result.status == SolveStatus.SOLVED:
-                    found[action].append((world, list(result.actions)))
+                    found[key].append((world, list(result.actions)))
                 else:
                     lost += 1
                     if len(self._plans) - lost < target:
                         break
-        return len(found[action])
+        return len(found[key])
 
     def _wide_vote(self, view: PlayerView, order: list[int]) -> int | None:
         """Play the move that cannot be taken back and wins in the most of ``wide`` fresh worlds

@@ -14,7 +14,7 @@ import pytest
 from agents import RESIGN, make_agent
 from agents.base import UNKNOWN, AgentOptionError, DealInfo, PlayerView
 from agents.evaluation import deal_seed, play_deals, play_game
-from agents.greedy import is_safe_to_foundation
+from agents.greedy import GreedyAgent, is_safe_to_foundation
 from klondike_env import Game, Rules, card_str, parse_card
 from klondike_env.core import DRAW, RECYCLE
 from klondike_env.solver import SolveStatus, solve
@@ -112,11 +112,11 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, followable, "
-                                  "free_own, keep, nodes, prior, refresh, retry, retry_all, reveal, reveal_margin, robust, samples, scout, "
+                                  "free_own, keep, nodes, prior, refresh, retry, retry_all, reveal, reveal_free, reveal_margin, robust, samples, scout, "
                                   "second, see_stock, shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
                                      "budget, by_class, check, commit, followable, free_own, keep, nodes, prior, refresh, retry, "
-                                     "retry_all, reveal, reveal_margin, robust, samples, scout, second, see_stock, "
+                                     "retry_all, reveal, reveal_free, reveal_margin, robust, samples, scout, second, see_stock, "
                                      "shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
                                            "must be between 0 and 1"),
@@ -396,6 +396,9 @@ def face_down(game: Game) -> list[int]:
 ]] + [  # a deal whose first 40 decisions include votes where the worlds disagree
     ("determinized:samples=4,nodes=1000,robust=true", False, 12),
     ("determinized:samples=4,nodes=1000,robust=true,see_stock=true", True, 12),
+] + [  # a deal whose first 40 decisions try lines turning a card up after a free move
+    ("determinized:samples=4,nodes=1000,reveal=true,reveal_free=true", False, 5),
+    ("determinized:samples=4,nodes=1000,reveal=true,reveal_free=true,see_stock=true", True, 4),
 ])
 def test_search_agents_never_read_a_hidden_card(spec, stock_visible, deal):
     """At every decision of a game, the agent (in the same state) plays the same move in a
@@ -493,6 +496,7 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
 @pytest.mark.parametrize("spec, deal", [("determinized:samples=8,nodes=3000,commit=true", 6),
                                         ("determinized:samples=8,nodes=1000,by_class=true,wide=6", 6),
                                         ("determinized:samples=8,nodes=1000,reveal=true", 6),
+                                        ("determinized:samples=8,nodes=1000,reveal=true,reveal_free=true", 5),
                                         ("determinized:samples=8,nodes=1000,shallow=300", 6),
                                         ("determinized:samples=8,nodes=1000,robust=true", 12),
                                         ("determinized:samples=8,nodes=300,retry_all=true", 6),
@@ -580,6 +584,61 @@ def test_reveal_puts_a_move_turning_a_card_up_first_when_it_wins_as_often():
         found, prefixes = {RECYCLE: [(world, []) for world in worlds]}, {RECYCLE: [RECYCLE]}
         agent._solve_after = lambda world, prefix, actions=True, nodes=0: SolveResult(status=status, actions=[])
         assert agent._revealing_first(view, [RECYCLE], found, prefixes)[0] == first
+
+
+def _free_reveal_position() -> tuple[PlayerView, int]:
+    """The first position of the greedy agent's game of deal 1 where no move turns up a card but a
+    move that can be taken back (``first``, returned) is followed by one that does."""
+    from agents.determinized import reversible
+
+    game, greedy = Game.new(1), GreedyAgent()
+    greedy.reset(DealInfo(seed=1, rules=Rules()))
+    while True:
+        view = PlayerView(game)
+        if not any(view.effect(a).flips for a in view.legal_actions):
+            for first in view.legal_actions:
+                if first in (DRAW, RECYCLE) or not reversible(view, first):
+                    continue
+                child = game.copy()
+                child.step(first)
+                after = PlayerView(child)
+                if any(after.effect(a).flips for a in after.legal_actions):
+                    return view, first
+        action = greedy.choose(view)
+        greedy.note(view, action)
+        game.step(action)
+
+
+def test_reveal_free_plays_a_free_move_first_when_a_card_comes_up_after_it_as_often():
+    """With ``reveal_free``, when no move turns up a card, a move that can be taken back and is
+    followed by one that does is played before the vote's choice when that line wins in as
+    many kept worlds, and not when it wins in fewer; without the option it never is."""
+    from klondike_env.solver import SolveResult
+
+    view, first = _free_reveal_position()
+    choice = DRAW if view.legal_mask[DRAW] else RECYCLE
+    worlds = [view.sample_world(seed) for seed in range(3)]
+    for spec, status, played in [("reveal=true,reveal_free=true", SolveStatus.SOLVED, first),
+                                 ("reveal=true,reveal_free=true", SolveStatus.UNSOLVABLE, choice),
+                                 ("reveal=true", SolveStatus.SOLVED, choice)]:
+        agent = make_agent(f"determinized:samples=3,nodes=1000,{spec}")
+        agent.reset(DealInfo(seed=1, rules=Rules()))
+        agent._plans = [(world, [choice]) for world in worlds]
+        found, prefixes = {choice: [(world, []) for world in worlds]}, {choice: [choice]}
+        agent._solve_after = lambda world, prefix, actions=True, nodes=0, status=status: SolveResult(
+            status=status if len(prefix) == 2 else SolveStatus.UNSOLVABLE, actions=[])
+        key = agent._revealing_first(view, [choice], found, prefixes)[0]
+        assert prefixes[key][0] == played, spec
+        if played == first:
+            assert PlayerView(_stepped(worlds[0], prefixes[key][:1])).effect(prefixes[key][1]).flips
+            assert len(found[key]) == 3
+
+
+def _stepped(game: Game, actions: list[int]) -> Game:
+    game = game.copy()
+    for action in actions:
+        game.step(action)
+    return game
 
 
 def test_shallow_plays_the_commitment_won_most_easily_among_those_winning_as_often():
