@@ -401,17 +401,12 @@ class DeterminizedAgent(Agent):
         nothing after the scouting pass and make no room) are left out.
         """
         matched = []
-        for first in view.legal_actions:
-            if first in (vote, core.DRAW, core.RECYCLE) or not reversible(view, first) or self._repeats(first):
+        for first, second in free_reveals(view, self._plans[0][0]):
+            if first == vote or self._repeats(first):
                 continue
-            child = self._plans[0][0].copy()
-            child.step(first)
-            after = PlayerView(child, stock_visible=self.see_stock)
-            for second in after.legal_actions:
-                if after.effect(second).flips:
-                    key = (first, second)
-                    if self._credit(key, target, found, prefixes, [first, second]) >= target:
-                        matched.append((-len(found[key]), -self._priority(view, first), key))
+            key = (first, second)
+            if self._credit(key, target, found, prefixes, [first, second]) >= target:
+                matched.append((-len(found[key]), -self._priority(view, first), key))
         return matched
 
     def _easiest_first(self, view: PlayerView, playable: list, found: dict, prefixes: dict) -> list:
@@ -671,6 +666,21 @@ def reversible(view: PlayerView, action: int) -> bool:
     if action == core.DRAW:
         return view.rules.max_passes is None and len(view.waste) % view.rules.draw_count == 0
     return view.rules.foundation_to_tableau or not effect.to_foundation
+
+
+def free_reveals(view: PlayerView, world: Game) -> list[tuple[int, int]]:
+    """The lines ``(first, second)`` at ``view`` of a move that can be taken back (not a draw or a
+    recycle) and then a move that turns up a card; ``world`` is any world of ``view`` (which moves
+    are legal and what they turn up is the player's to see)."""
+    lines = []
+    for first in view.legal_actions:
+        if first in (core.DRAW, core.RECYCLE) or not reversible(view, first):
+            continue
+        child = world.copy()
+        child.step(first)
+        after = PlayerView(child, stock_visible=view.stock_visible)
+        lines += [(first, second) for second in after.legal_actions if after.effect(second).flips]
+    return lines
 
 
 def hidden_count(game: Game, see_stock: bool = False) -> int:

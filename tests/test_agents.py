@@ -589,21 +589,15 @@ def test_reveal_puts_a_move_turning_a_card_up_first_when_it_wins_as_often():
 def _free_reveal_position() -> tuple[PlayerView, int]:
     """The first position of the greedy agent's game of deal 1 where no move turns up a card but a
     move that can be taken back (``first``, returned) is followed by one that does."""
-    from agents.determinized import reversible
+    from agents.determinized import free_reveals
 
     game, greedy = Game.new(1), GreedyAgent()
     greedy.reset(DealInfo(seed=1, rules=Rules()))
     while True:
         view = PlayerView(game)
-        if not any(view.effect(a).flips for a in view.legal_actions):
-            for first in view.legal_actions:
-                if first in (DRAW, RECYCLE) or not reversible(view, first):
-                    continue
-                child = game.copy()
-                child.step(first)
-                after = PlayerView(child)
-                if any(after.effect(a).flips for a in after.legal_actions):
-                    return view, first
+        lines = free_reveals(view, game)
+        if lines and not any(view.effect(a).flips for a in view.legal_actions):
+            return view, lines[0][0]
         action = greedy.choose(view)
         greedy.note(view, action)
         game.step(action)

@@ -5,9 +5,8 @@ turning up a card that a move which can be taken back (not a draw or a recycle) 
 """
 
 from agents.base import DealInfo, PlayerView
-from agents.determinized import reversible
+from agents.determinized import free_reveals
 from agents.greedy import GreedyAgent
-from klondike_env import core
 from klondike_env.game import Game
 from klondike_env.rules import Rules
 
@@ -22,15 +21,7 @@ for deal in range(1, 200):
         if view.hidden_cards:
             positions += 1
             direct = {a for a in view.legal_actions if view.effect(a).flips}
-            for first in view.legal_actions:
-                if first in (core.DRAW, core.RECYCLE) or not reversible(view, first):
-                    continue
-                child = game.copy()
-                child.step(first)
-                after = PlayerView(child)
-                if any(after.effect(a).flips and a not in direct for a in after.legal_actions):
-                    found += 1
-                    break
+            found += any(second not in direct for _, second in free_reveals(view, game))
         action = greedy.choose(view)
         if action < 0:  # resigned
             break
