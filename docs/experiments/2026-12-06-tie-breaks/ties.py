@@ -6,8 +6,10 @@ of the agent and the game from before the decision. Afterwards, at up to ``--per
 decisions picked at random, each tied move (up to four) is played in a copy of the true game and
 the same agent plays on to the end of the game; the agent's kept worlds are dropped first in every
 branch alike, so every branch starts from a fresh sample, and every branch starts from the same
-random state. One CSV row a branch: deal, move number, the move, its kind (``kind``), whether
-the agent chose it, and whether the branch won.
+random state. One more branch, the control, plays the agent's own move from another random state:
+how often it parts from the agent's own branch is how often branches part by chance alone. One
+CSV row a branch: deal, move number, the move, its kind (``kind``; ``control`` for the control),
+whether the agent chose it, and whether the branch won.
 
     python docs/experiments/2026-12-06-tie-breaks/ties.py --deals 60001-60300 --out ties.csv
     python docs/experiments/2026-12-06-tie-breaks/ties.py --summary ties.csv
@@ -79,9 +81,12 @@ def play_on(agent, game: Game, max_moves: int = 1000) -> bool:
     return bool(game.is_won)
 
 
-def branch(agent, game: Game, action: int) -> bool:
-    """Play ``action`` where ``agent`` was about to decide, its kept worlds dropped, then play on."""
+def branch(agent, game: Game, action: int, reseed: int | None = None) -> bool:
+    """Play ``action`` where ``agent`` was about to decide, its kept worlds dropped, then play on
+    (with ``reseed``, from another random state: the control)."""
     agent, game = copy.deepcopy(agent), game.copy()
+    if reseed is not None:
+        agent.rng = np.random.default_rng(reseed)
     view = PlayerView(game)
     agent._visited.add(view.position_hash())
     agent._fallback.note(view, action)
@@ -115,6 +120,10 @@ def probe_deal(deal: int, per_deal: int) -> list[dict]:
         for action in tied[:4]:
             rows.append(dict(deal=deal, move=saved_game.move_count, action=action, kind=kind(view, action),
                              chosen=int(action == chosen), ties=len(tied), won=int(branch(saved, saved_game, action))))
+        # the control: the agent's own move again from another random state, to tell how often
+        # branches part by the agent's own randomness alone
+        rows.append(dict(deal=deal, move=saved_game.move_count, action=chosen, kind="control", chosen=0,
+                         ties=len(tied), won=int(branch(saved, saved_game, chosen, reseed=deal * 1000 + index))))
     if not rows:  # a deal without ties still gets a row, so a resumed run skips it
         rows.append(dict(deal=deal, move=-1, action=-1, kind="", chosen=0, ties=0, won=int(game.is_won)))
     return rows
@@ -122,6 +131,12 @@ def probe_deal(deal: int, per_deal: int) -> list[dict]:
 
 def summary(path: str) -> None:
     rows = [row for row in csv.DictReader(open(path)) if int(row["move"]) >= 0]
+    controls = {(r["deal"], r["move"]): r for r in rows if r["kind"] == "control"}
+    own = {(r["deal"], r["move"]): r for r in rows if r["chosen"] == "1"}
+    noise = sum(controls[key]["won"] != own[key]["won"] for key in controls if key in own)
+    print(f"control: the agent's own move from another random state parts from it at {noise} of "
+          f"{len(controls)} decisions")
+    rows = [row for row in rows if row["kind"] != "control"]
     decisions = defaultdict(list)
     for row in rows:
         decisions[(row["deal"], row["move"])].append(row)
