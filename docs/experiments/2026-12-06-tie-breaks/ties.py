@@ -32,6 +32,7 @@ from agents.base import RESIGN, DealInfo, PlayerView, choose_action
 from agents.determinized import DeterminizedAgent
 from agents.evaluation import deal_seed
 from agents.greedy import is_safe_to_foundation
+from agents.registry import parse_spec
 from klondike_env import Rules, core
 from klondike_env.game import Game
 
@@ -96,8 +97,7 @@ def branch(agent, game: Game, action: int, reseed: int | None = None) -> bool:
 
 
 def probe_deal(deal: int, per_deal: int) -> list[dict]:
-    options = dict(item.split("=") for item in AGENT.split(":", 1)[1].split(","))
-    agent = TieRecorder(**options)
+    agent = TieRecorder(**parse_spec(AGENT)[1])
     rules = Rules()
     agent.reset(DealInfo(seed=deal_seed(0, deal), rules=rules))
     game = Game.new(deal, rules)
