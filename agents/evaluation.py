@@ -101,31 +101,29 @@ def deal_seed(run_seed: int, deal: int) -> int:
 
 
 # --- playing -----------------------------------------------------------------------
-def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int = DEFAULT_MAX_MOVES) -> GameRecord:
-    """Play one deal to its end with ``agent``; the agent only ever sees :class:`PlayerView`."""
-    start, cpu_start = time.perf_counter(), time.process_time()
-    game = Game.new(deal, rules)
-    agent.reset(DealInfo(seed=seed, rules=rules))
-    ending = "move limit"
+def play_on(agent: Agent, game: Game, max_moves: int = DEFAULT_MAX_MOVES) -> tuple[str, list[int]]:
+    """Let ``agent`` play ``game`` from where it stands until the game ends; returns how it
+    ended ("won", "dead", "resigned" or "move limit") and the actions played. The agent only
+    ever sees :class:`PlayerView`."""
     actions = []
-    while True:
-        if game.is_won:
-            ending = "won"
-            break
-        if game.is_dead:
-            ending = "dead"
-            break
-        if game.move_count >= max_moves:
-            break
+    while not game.is_won and not game.is_dead and game.move_count < max_moves:
         action = choose_action(agent, game)
         if action == RESIGN:
-            ending = "resigned"
-            break
+            return "resigned", actions
         try:
             game.step(action)
         except IllegalActionError as error:
-            raise AgentError(f"agent {agent.label} played an illegal move on deal {deal}: {error}") from None
+            raise AgentError(f"agent {agent.label} played an illegal move on deal {game.deal}: {error}") from None
         actions.append(int(action))
+    return ("won" if game.is_won else "dead" if game.is_dead else "move limit"), actions
+
+
+def play_game(agent: Agent, deal: int, rules: Rules, seed: int, max_moves: int = DEFAULT_MAX_MOVES) -> GameRecord:
+    """Play one deal to its end with ``agent`` (see :func:`play_on`)."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    game = Game.new(deal, rules)
+    agent.reset(DealInfo(seed=seed, rules=rules))
+    ending, actions = play_on(agent, game, max_moves)
     return GameRecord(deal, game.is_won, game.move_count, sum(game.foundations), time.perf_counter() - start, ending,
                       time.process_time() - cpu_start, tuple(actions))
 
@@ -376,6 +374,6 @@ def summarize_results(csv_path: str | os.PathLike, *, rules: Rules | None = None
 
 __all__ = [
     "AgentError", "GameRecord", "SeedSetError", "deal_seed", "evaluate", "load_seed_set",
-    "game_of_row", "parse_moves", "play_deals", "play_game", "read_game_rows", "read_games", "summarize", "wilson_interval",
+    "game_of_row", "parse_moves", "play_deals", "play_game", "play_on", "read_game_rows", "read_games", "summarize", "wilson_interval",
     "write_results", "run_evaluation", "write_summary", "local_backend", "summarize_results", "ResultsExistError", "CSV_COLUMNS",
 ]

@@ -17,6 +17,8 @@ from agents.evaluation import (
     deal_seed,
     load_seed_set,
     play_deals,
+    play_game,
+    play_on,
     read_games,
     summarize,
     wilson_interval,
@@ -41,6 +43,29 @@ def test_one_and_two_workers_give_identical_results(spec, deals):
     double = play_deals(spec, deals, Rules(), seed=7, workers=2, max_moves=150, progress=False)
     assert _outcomes(single) == _outcomes(double)
     assert [r.deal for r in single] == deals
+
+
+def test_play_on_continues_a_game_where_play_game_would():
+    import numpy as np
+
+    from agents.base import RESIGN, DealInfo
+    from agents.function_policy import FunctionAgent
+
+    def last_legal(observation, mask):  # memoryless: the move depends on the position alone
+        return int(np.flatnonzero(mask)[-1])
+
+    whole = play_game(FunctionAgent(last_legal), 5, Rules(), seed=0, max_moves=200)
+    agent, game = FunctionAgent(last_legal), Game.new(5, Rules())
+    agent.reset(DealInfo(seed=0, rules=Rules()))
+    for action in whole.actions[:10]:
+        game.step(action)
+    ending, actions = play_on(agent, game, max_moves=200)
+    assert (ending, game.move_count) == (whole.ending, whole.moves)
+    assert list(whole.actions[:10]) + actions == list(whole.actions)
+
+    resigning = FunctionAgent(lambda observation, mask: RESIGN)
+    game = Game.new(5, Rules())
+    assert play_on(resigning, game) == ("resigned", []) and game.move_count == 0
 
 
 def test_the_run_seed_matters_and_deal_seeds_are_stable():

@@ -30,7 +30,7 @@ import numpy as np
 
 from agents.base import RESIGN, DealInfo, PlayerView, choose_action
 from agents.determinized import DeterminizedAgent
-from agents.evaluation import deal_seed
+from agents.evaluation import deal_seed, play_on
 from agents.greedy import is_safe_to_foundation
 from agents.registry import parse_spec
 from klondike_env import Rules, core
@@ -73,15 +73,6 @@ class TieRecorder(DeterminizedAgent):
         return super()._revealing_first(view, playable, found, prefixes)
 
 
-def play_on(agent, game: Game, max_moves: int = 1000) -> bool:
-    while not (game.is_won or game.is_dead or game.move_count >= max_moves):
-        action = choose_action(agent, game)
-        if action == RESIGN:
-            break
-        game.step(action)
-    return bool(game.is_won)
-
-
 def branch(agent, game: Game, action: int, reseed: int | None = None) -> bool:
     """Play ``action`` where ``agent`` was about to decide, its kept worlds dropped, then play on
     (with ``reseed``, from another random state: the control)."""
@@ -93,7 +84,8 @@ def branch(agent, game: Game, action: int, reseed: int | None = None) -> bool:
     agent._fallback.note(view, action)
     agent._plans = []
     game.step(action)
-    return play_on(agent, game)
+    play_on(agent, game)
+    return bool(game.is_won)
 
 
 def probe_deal(deal: int, per_deal: int) -> list[dict]:
