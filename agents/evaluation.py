@@ -113,7 +113,8 @@ def play_on(agent: Agent, game: Game, max_moves: int = DEFAULT_MAX_MOVES) -> tup
         try:
             game.step(action)
         except IllegalActionError as error:
-            raise AgentError(f"agent {agent.label} played an illegal move on deal {game.deal}: {error}") from None
+            where = f"deal {game.deal}" if game.deal is not None else "a game dealt from a deck"
+            raise AgentError(f"agent {agent.label} played an illegal move on {where}: {error}") from None
         actions.append(int(action))
     return ("won" if game.is_won else "dead" if game.is_dead else "move limit"), actions
 

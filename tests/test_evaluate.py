@@ -68,6 +68,22 @@ def test_play_on_continues_a_game_where_play_game_would():
     assert play_on(resigning, game) == ("resigned", []) and game.move_count == 0
 
 
+def test_an_illegal_move_is_named_with_its_game():
+    import numpy as np
+
+    from agents.evaluation import AgentError
+    from agents.function_policy import FunctionAgent
+
+    illegal = FunctionAgent(lambda observation, mask: int(np.flatnonzero(~mask.astype(bool))[0]))
+    game = Game.new(5, Rules())
+    with pytest.raises(AgentError, match="illegal move on deal 5: "):
+        play_on(illegal, game)
+    game = Game.from_deck(Game.new(5, Rules()).deck, Rules())
+    with pytest.raises(AgentError, match="illegal move on a game dealt from a deck: "):
+        play_on(illegal, game)
+    assert game.move_count == 0
+
+
 def test_the_run_seed_matters_and_deal_seeds_are_stable():
     deals = list(range(1, 6))
     a = play_deals("random", deals, Rules(), seed=1, max_moves=100, progress=False)
