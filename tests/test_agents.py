@@ -38,6 +38,10 @@ def test_agent_plays_legal_moves_and_finishes(spec, draw):
         assert record.moves <= 400
         assert record.won == (record.foundation_cards == 52)
 
+# The remedies on by default (followable, reveal, second) off, so that a test sees the mechanism
+# it is about decide alone.
+REMEDIES_OFF = "second=0,followable=false,reveal=false"
+
 
 def test_agents_only_return_legal_actions_or_resign():
     rules = Rules()
@@ -434,7 +438,7 @@ def test_the_prior_move_is_tried_in_every_world_and_wins_ties():
 
     from agents.determinized import scouting_draw
 
-    agent = make_agent("determinized:samples=4,nodes=2000")
+    agent = make_agent(f"determinized:samples=4,nodes=2000,{REMEDIES_OFF}")
     agent.reset(DealInfo(seed=1, rules=Rules()))
     game = Game.new(3)
     while scouting_draw(PlayerView(game)):
@@ -686,7 +690,7 @@ def test_free_own_credits_a_draw_only_where_its_own_line_draws():
     """With ``free_own``, a candidate that puts nothing off for good (a draw, a recycle, a move that
     can be taken back) counts only the worlds whose own line starts with it, where checks would
     credit it in nearly every world; other candidates are still checked in every world."""
-    agent = make_agent("determinized:samples=8,nodes=1000,free_own=true")
+    agent = make_agent(f"determinized:samples=8,nodes=1000,free_own=true,{REMEDIES_OFF}")
     agent.reset(DealInfo(seed=0, rules=Rules()))
     split = []
 
