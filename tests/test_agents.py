@@ -24,6 +24,9 @@ ENDINGS = {"won", "dead", "resigned", "move limit"}
 FAST_AGENTS = [
     "random", "greedy", "determinized:samples=3,nodes=2000", "oracle:nodes=50000",
 ]
+# The remedies on by default (followable, reveal, second) off, so that a test sees the mechanism
+# it is about decide alone.
+REMEDIES_OFF = "second=0,followable=false,reveal=false"
 
 
 @pytest.mark.parametrize("spec", FAST_AGENTS)
@@ -37,10 +40,6 @@ def test_agent_plays_legal_moves_and_finishes(spec, draw):
         assert record.ending in ENDINGS
         assert record.moves <= 400
         assert record.won == (record.foundation_cards == 52)
-
-# The remedies on by default (followable, reveal, second) off, so that a test sees the mechanism
-# it is about decide alone.
-REMEDIES_OFF = "second=0,followable=false,reveal=false"
 
 
 def test_agents_only_return_legal_actions_or_resign():
