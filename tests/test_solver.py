@@ -613,7 +613,10 @@ def test_a_shared_table_stamps_which_search_expands_each_class():
     entries = np.zeros((8, table.ENTRY_WORDS), np.int64)
     entries[:, keys.KEY_WORDS] = 4
     key, other = np.array([1, 2, 3], np.int64), np.array([1, 2, 4], np.int64)
-    insert, claim = table.shared_insert, table.claim_entry
+    claim = table.claim_entry
+
+    def insert(entries, epoch, key, word):
+        return table.shared_insert(entries, epoch, key, word, 0, 51)
     status, slot = insert(entries, 5, key, 6)
     assert status == 1 and entries[slot, keys.KEY_WORDS] == 6
     assert insert(entries, 5, key, 6) == (0, slot)  # search 1's own: it will expand it

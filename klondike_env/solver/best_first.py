@@ -24,7 +24,14 @@ from klondike_env.core import (
 )
 
 from klondike_env.solver.control import EXHAUSTED, FULL, RUNNING, WON, ControlledSearch
-from klondike_env.solver.keys import KEY_WORDS, key_modes, mix_key, search_key
+from klondike_env.solver.keys import (
+    KEY_WORDS,
+    POSITION_BOUNDARY_SHIFT,
+    POSITION_BOUNDARY_WORD,
+    key_modes,
+    key_slot,
+    search_key,
+)
 from klondike_env.solver.memory import search_array
 from klondike_env.solver.moves import MAX_MOVES, apply_move, auto_play, generate_moves, solution_actions
 from klondike_env.solver.stuck import stuck_for_good
@@ -160,7 +167,7 @@ def _best_first_start(root, rules, talon_index, key_flags, table, epoch, store, 
     key = np.empty(KEY_WORDS, np.int64)
     search_key(state, rules, talon_index, limited, exact_twins, key, np.empty(NUM_COLUMNS, np.int64),
                np.empty(NUM_COLUMNS, np.int64))
-    table_insert(table, epoch, key)
+    table_insert(table, epoch, key, POSITION_BOUNDARY_WORD, POSITION_BOUNDARY_SHIFT)
     _pack_position(state, store, 0)
     parent[0] = -1
     via[0] = 0
@@ -231,7 +238,8 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
                 ctrl[_BEST_WON_MOVE] = moves[index]
                 break
             search_key(child, rules, talon_index, limited, exact_twins, child_keys[index], values, free)
-            prefetch_entry(table, np.int64(mix_key(child_keys[index]) & slot_mask))
+            prefetch_entry(table, np.int64(key_slot(child_keys[index], POSITION_BOUNDARY_WORD, POSITION_BOUNDARY_SHIFT,
+                                                    slot_mask)))
             # weighted A*: the estimate of what is left plus half the search moves from the
             # root, so a position reached the long way waits; the move generator's order
             # breaks ties, then the newer position first (weights measured in the speed log,
@@ -240,7 +248,7 @@ def _best_first(rules, talon_index, key_flags, table, epoch, store, parent, via,
         if ctrl[_BEST_RESULT] == WON:
             break
         for index in range(count):
-            inserted = table_insert(table, epoch, child_keys[index])
+            inserted = table_insert(table, epoch, child_keys[index], POSITION_BOUNDARY_WORD, POSITION_BOUNDARY_SHIFT)
             if inserted < 0:
                 ctrl[_BEST_RESULT] = FULL
                 break

@@ -31,7 +31,17 @@ from klondike_env.solver.classes import (
     root_class,
 )
 from klondike_env.solver.control import EXHAUSTED, FULL, NO_REFCOUNT, WON, ControlledSearch
-from klondike_env.solver.keys import KEY_CLASSES, KEY_WORDS, key_modes, mix_key, search_key
+from klondike_env.solver.keys import (
+    KEY_CLASSES,
+    KEY_WORDS,
+    POSITION_BOUNDARY_SHIFT,
+    POSITION_BOUNDARY_WORD,
+    boundary_base,
+    key_modes,
+    key_slot,
+    mix_key,
+    search_key,
+)
 from klondike_env.solver.moves import (
     BEFORE_SHIFT,
     COUNT_MASK,
@@ -100,6 +110,15 @@ def _node_moves(state, rules, layout, moves, scores, reached):
     return generate_class_moves(state, rules, layout[0], layout[1], moves, scores, reached)
 
 
+@njit(cache=True, inline="always")
+def _boundary_place(layout):
+    """Where a search's keys keep the waste boundary: ``(word, shift)`` of class keys (a
+    ``layout``) or of position keys."""
+    if layout is None:
+        return POSITION_BOUNDARY_WORD, POSITION_BOUNDARY_SHIFT
+    return BOUNDARY_WORD, BOUNDARY_SHIFT
+
+
 @njit(cache=True)
 def _insert_root(state, rules, talon_index, key_flags, table, epoch, layout, shared=False):
     """Put a search's root position in its table (empty, or shared: stamped expanded); returns
@@ -109,7 +128,8 @@ def _insert_root(state, rules, talon_index, key_flags, table, epoch, layout, sha
     limited, exact_twins = key_modes(key_flags)
     _node_key(state, rules, talon_index, limited, exact_twins, layout, key, scratch[:NUM_COLUMNS],
               scratch[NUM_COLUMNS:])
-    insert_entry(table, epoch, key, epoch, shared)
+    word, shift = _boundary_place(layout)
+    insert_entry(table, epoch, key, epoch, shared, word, shift)
     return key
 
 
@@ -170,9 +190,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
     limited, exact_twins = key_modes(key_flags)
     shared = owner != 0
     word = epoch + owner  # the stamp of this search's new entries
-    boundary_word, boundary_shift = 1, 45  # where the key keeps the waste boundary
-    if layout is not None:
-        boundary_word, boundary_shift = BOUNDARY_WORD, BOUNDARY_SHIFT
+    boundary_word, boundary_shift = _boundary_place(layout)
     draw_count = rules[RULE_DRAW_COUNT]
     keys, words, ints, reached, no_record = work
     key, values, free = words[:KEY_WORDS], words[KEY_WORDS:KEY_WORDS + NUM_COLUMNS], words[KEY_WORDS + NUM_COLUMNS:]
@@ -228,7 +246,10 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
                 break
             _node_key(scratch, rules, talon_index, limited, exact_twins, layout, keys[index], values, free)
             talon_lengths[index] = scratch[TALON_LENGTH]
-            prefetch_entry(table, np.int64(mix_key(keys[index]) & slot_mask))
+            prefetch_entry(table, np.int64(key_slot(keys[index], boundary_word, boundary_shift, slot_mask)))
+            if not limited and (keys[index, boundary_word] >> boundary_shift) & 31 != 0:
+                # the grid boundary it will mark if new (_mark_later_boundaries), a few lines away
+                prefetch_entry(table, np.int64(boundary_base(keys[index], boundary_word, boundary_shift) & slot_mask))
         if won >= 0:
             move_next[depth] = won + 1
             depth += 1
@@ -240,7 +261,7 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
             if entries >= entry_stop:
                 full = True
                 break
-            inserted, slot = insert_entry(table, epoch, keys[index], word, shared)
+            inserted, slot = insert_entry(table, epoch, keys[index], word, shared, boundary_word, boundary_shift)
             if inserted < 0:
                 full = True
                 break
@@ -285,7 +306,7 @@ def _mark_later_boundaries(table, epoch, key, word, shift, talon_length, draw_co
     later = boundary + draw_count
     while entries < mark_stop:
         key[word] = cleared | (np.int64(later if later < talon_length else 0) << shift)
-        marked, _ = insert_entry(table, epoch, key, epoch, shared)  # stamped as needing no expansion
+        marked, _ = insert_entry(table, epoch, key, epoch, shared, word, shift)  # stamped as needing no expansion
         if marked < 0:
             break
         if marked != 1 and covered_from > talon_length:

@@ -16,7 +16,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from klondike_env.solver.control import NO_REFCOUNT
-from klondike_env.solver.keys import KEY_WORDS, mix_key
+from klondike_env.solver.keys import KEY_WORDS, key_slot
 from klondike_env.solver.memory import search_array
 from klondike_env.solver.results import SolverInputError
 
@@ -93,13 +93,14 @@ def _swap_epoch(typingctx, table, slot, expected, value):
 
 
 @njit(**NO_REFCOUNT)
-def table_insert(table, epoch, key):
+def table_insert(table, epoch, key, word, shift):
     """1 if ``key`` was new (now stored), 0 if present, -1 if no free slot was found.
 
     An entry is the key's words then the epoch that wrote it; an older epoch's entry is free.
+    ``word``, ``shift``: where the key keeps its waste boundary (:func:`key_slot`).
     """
     mask = np.uint64(table.shape[0] - 1)
-    index = mix_key(key) & mask
+    index = key_slot(key, word, shift, mask)
     for _ in range(table.shape[0]):
         slot = np.int64(index)
         if table[slot, KEY_WORDS] != epoch:
@@ -123,12 +124,12 @@ _BUSY = -1
 
 
 @njit(cache=True)
-def shared_insert(table, epoch, key, word):
+def shared_insert(table, epoch, key, word, boundary_word, boundary_shift):
     """:func:`table_insert` on a shared table, stamping a new entry ``word``: ``(1, slot)`` if
     ``key`` was new, ``(0, slot)`` if present and stamped ``epoch`` or ``word``, ``(2, slot)`` if
     present and waiting for the other search's expansion, ``(-1, 0)`` if no free slot was found."""
     mask = np.uint64(table.shape[0] - 1)
-    index = mix_key(key) & mask
+    index = key_slot(key, boundary_word, boundary_shift, mask)
     looked = 0
     while looked < table.shape[0]:
         slot = np.int64(index)
@@ -151,12 +152,12 @@ def shared_insert(table, epoch, key, word):
 
 
 @njit(cache=True, inline="always")
-def insert_entry(table, epoch, key, word, shared):
+def insert_entry(table, epoch, key, word, shared, boundary_word, boundary_shift):
     """Insert in a search's table: :func:`shared_insert` (stamping ``word``) when ``shared``,
     else :func:`table_insert` (slot -1)."""
     if shared:
-        return shared_insert(table, epoch, key, word)
-    return table_insert(table, epoch, key), np.int64(-1)
+        return shared_insert(table, epoch, key, word, boundary_word, boundary_shift)
+    return table_insert(table, epoch, key, boundary_word, boundary_shift), np.int64(-1)
 
 
 @njit(cache=True)
