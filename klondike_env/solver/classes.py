@@ -161,7 +161,7 @@ def _can_uncover(card, face_up, sitters):
 def _in_face_up(state, card_place, card):
     """Whether ``card``, not home, is a face-up tableau card: not face down, not in the talon."""
     place = card_place[card]
-    if place >= 0 and place % _PLACE < state[COLUMN_DOWN + place // _PLACE]:
+    if place >= 0 and place & (_PLACE - 1) < state[COLUMN_DOWN + (place >> 5)]:  # (_PLACE = 32)
         return False
     return (_talon_cards(state) >> card) & 1 == 0
 
@@ -183,14 +183,22 @@ def _class_auto_play(state, column_cards, card_place):
     moved = True
     while moved:
         moved = False
+        # safe_to_foundation for each suit's next card, without dividing a card by the ranks
+        black_low = min(state[FOUNDATION + 0], state[FOUNDATION + 3])
+        red_low = min(state[FOUNDATION + 1], state[FOUNDATION + 2])
         for suit in range(NUM_SUITS):
             height = state[FOUNDATION + suit]
             if height == NUM_RANKS:
                 continue
+            other_low = red_low if suit == 0 or suit == 3 else black_low
+            if other_low < height or state[FOUNDATION + 3 - suit] < height - 1:
+                continue
             card = NUM_RANKS * suit + height
-            if safe_to_foundation(state, card) and _in_face_up(state, card_place, card):
+            if _in_face_up(state, card_place, card):
                 _card_home(state, column_cards, card_place, card)
                 moved = True
+                black_low = min(state[FOUNDATION + 0], state[FOUNDATION + 3])
+                red_low = min(state[FOUNDATION + 1], state[FOUNDATION + 2])
 
 
 @njit(cache=True, inline="always")
