@@ -1,8 +1,8 @@
 """Solve deals 1-40 three ways and write every result (status, nodes, line) to a JSON file, so
 that two versions of the solver can be compared with ``cmp``:
 
-    python docs/experiments/2026-12-07-table-slots/same_results.py before.json   # at one commit
-    python docs/experiments/2026-12-07-table-slots/same_results.py after.json    # at the other
+    python docs/experiments/2026-12-07-solver-hot-spots/same_results.py before.json   # at one commit
+    python docs/experiments/2026-12-07-solver-hot-spots/same_results.py after.json    # at the other
     cmp before.json after.json
 
 The three ways: positions under 150,000; classes under 300,000 (the solver's defaults); positions
