@@ -12,6 +12,9 @@ mode=$1; before=$2; after=$3; rounds=${4:-6}; deals=${5:-7-18}
 root=$(git rev-parse --show-toplevel)
 for commit in "$before" "$after"; do
   [ -d "/tmp/ab-$commit" ] || git -C "$root" worktree add -f --detach "/tmp/ab-$commit" "$commit" > /dev/null
+  # compile (and cache) the commit's kernels first, so that no timed game pays for it
+  (cd "/tmp/ab-$commit" && PYTHONPATH="$PWD" python -m klondike_app.cli bench-worlds --worlds 20 \
+     --configs determinized --repeat 1 > /dev/null)
 done
 work() {  # commit core out
   cd "/tmp/ab-$1"
