@@ -616,7 +616,7 @@ def test_a_shared_table_stamps_which_search_expands_each_class():
     claim = table.claim_entry
 
     def insert(entries, epoch, key, word):
-        return table.shared_insert(entries, epoch, key, word, 0, 51)
+        return table.shared_insert(entries, epoch, key, word, classes.BOUNDARY_WORD, classes.BOUNDARY_SHIFT)
     status, slot = insert(entries, 5, key, 6)
     assert status == 1 and entries[slot, keys.KEY_WORDS] == 6
     assert insert(entries, 5, key, 6) == (0, slot)  # search 1's own: it will expand it

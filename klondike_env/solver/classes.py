@@ -45,6 +45,7 @@ from klondike_env.solver.moves import (
     auto_play,
     play_action,
     play_recipe,
+    safe_home,
     safe_to_foundation,
     talon_step,
     talon_walk_start,
@@ -56,7 +57,8 @@ _ARG_SHIFT = 23
 WASTE_HOME, WASTE_OUT, CARD_HOME, BASE_AWAY, FOUNDATION_OUT = 0, 1, 2, 3, 4
 _KIND_MASK = 7
 _ARG_MASK = 63
-_PLACE = 32  # card_place[card] = column * _PLACE + depth for a column's own cards, else -1
+_PLACE_SHIFT = 5
+_PLACE = 1 << _PLACE_SHIFT  # card_place[card] = column * _PLACE + depth for a column's own cards, else -1
 # A class state keeps the talon's cards as a 52-bit mask too, in two of the tableau slots it
 # does not otherwise use (26 bits each), so membership and the key cost no loop over the talon.
 _TALON_MASK = TABLEAU
@@ -161,7 +163,7 @@ def _can_uncover(card, face_up, sitters):
 def _in_face_up(state, card_place, card):
     """Whether ``card``, not home, is a face-up tableau card: not face down, not in the talon."""
     place = card_place[card]
-    if place >= 0 and place & (_PLACE - 1) < state[COLUMN_DOWN + (place >> 5)]:  # (_PLACE = 32)
+    if place >= 0 and place & (_PLACE - 1) < state[COLUMN_DOWN + (place >> _PLACE_SHIFT)]:
         return False
     return (_talon_cards(state) >> card) & 1 == 0
 
@@ -183,22 +185,14 @@ def _class_auto_play(state, column_cards, card_place):
     moved = True
     while moved:
         moved = False
-        # safe_to_foundation for each suit's next card, without dividing a card by the ranks
-        black_low = min(state[FOUNDATION + 0], state[FOUNDATION + 3])
-        red_low = min(state[FOUNDATION + 1], state[FOUNDATION + 2])
         for suit in range(NUM_SUITS):
             height = state[FOUNDATION + suit]
-            if height == NUM_RANKS:
-                continue
-            other_low = red_low if suit == 0 or suit == 3 else black_low
-            if other_low < height or state[FOUNDATION + 3 - suit] < height - 1:
+            if height == NUM_RANKS or not safe_home(state, suit, height):
                 continue
             card = NUM_RANKS * suit + height
             if _in_face_up(state, card_place, card):
                 _card_home(state, column_cards, card_place, card)
                 moved = True
-                black_low = min(state[FOUNDATION + 0], state[FOUNDATION + 3])
-                red_low = min(state[FOUNDATION + 1], state[FOUNDATION + 2])
 
 
 @njit(cache=True, inline="always")

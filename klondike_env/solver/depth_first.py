@@ -37,8 +37,8 @@ from klondike_env.solver.keys import (
     POSITION_BOUNDARY_SHIFT,
     POSITION_BOUNDARY_WORD,
     boundary_base,
+    boundary_offset,
     key_modes,
-    key_slot,
     mix_key,
     search_key,
 )
@@ -246,10 +246,13 @@ def _search(rules, states, moves, scores, move_counts, move_next, fresh, claims,
                 break
             _node_key(scratch, rules, talon_index, limited, exact_twins, layout, keys[index], values, free)
             talon_lengths[index] = scratch[TALON_LENGTH]
-            prefetch_entry(table, np.int64(key_slot(keys[index], boundary_word, boundary_shift, slot_mask)))
-            if not limited and (keys[index, boundary_word] >> boundary_shift) & 31 != 0:
-                # the grid boundary it will mark if new (_mark_later_boundaries), a few lines away
-                prefetch_entry(table, np.int64(boundary_base(keys[index], boundary_word, boundary_shift) & slot_mask))
+            # its slot (keys.key_slot), and that of the grid boundary it will mark if new and off
+            # the grid (_mark_later_boundaries), a few lines away: one hash for both
+            base = boundary_base(keys[index], boundary_word, boundary_shift)
+            boundary = (keys[index, boundary_word] >> boundary_shift) & 31
+            prefetch_entry(table, np.int64((base + boundary_offset(boundary)) & slot_mask))
+            if not limited and boundary != 0:
+                prefetch_entry(table, np.int64(base & slot_mask))
         if won >= 0:
             move_next[depth] = won + 1
             depth += 1

@@ -151,8 +151,13 @@ def key_slot(key, word, shift, mask):
     that differ only in the boundary (a position and the later boundaries it marks as seen) so lie
     within 27 neighbouring slots, a few cache lines, instead of a cache miss each; boundaries three
     apart (one draw of three) are next to each other."""
-    boundary = (key[word] >> shift) & 31
-    return (boundary_base(key, word, shift) + np.uint64(boundary % 3 * 9 + boundary // 3)) & mask
+    return (boundary_base(key, word, shift) + boundary_offset((key[word] >> shift) & 31)) & mask
+
+
+@njit(cache=True, inline="always")
+def boundary_offset(boundary):
+    """What :func:`key_slot` adds to :func:`boundary_base` for a waste boundary (0 for the grid)."""
+    return np.uint64(boundary % 3 * 9 + boundary // 3)
 
 
 @njit(cache=True, inline="always")

@@ -46,13 +46,18 @@ COUNT_MASK = 31
 @njit(cache=True, inline="always")
 def safe_to_foundation(state, card):
     """The safe auto-play rule (docs/solver.md, "Safe foundation auto-play") (clubs/spades = suits 0/3)."""
-    rank = card % NUM_RANKS + 1
-    suit = card // NUM_RANKS
+    return safe_home(state, card // NUM_RANKS, card % NUM_RANKS)
+
+
+@njit(cache=True, inline="always")
+def safe_home(state, suit, height):
+    """:func:`safe_to_foundation` of the card of ``suit`` one above a foundation of ``height``
+    (for a caller that has the two numbers, with no division of a card by the ranks)."""
     if suit == 1 or suit == 2:
         other_low = min(state[FOUNDATION + 0], state[FOUNDATION + 3])
     else:
         other_low = min(state[FOUNDATION + 1], state[FOUNDATION + 2])
-    return other_low >= rank - 1 and state[FOUNDATION + 3 - suit] >= rank - 2
+    return other_low >= height and state[FOUNDATION + 3 - suit] >= height - 1
 
 
 @njit(cache=True, inline="always")
