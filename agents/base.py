@@ -233,14 +233,8 @@ class PlayerView:
 def public_state(game: Game, stock_visible: bool = False) -> np.ndarray:
     """The game's state array with every hidden card replaced by -1 (and the move count dropped);
     with ``stock_visible`` only the face-down tableau cards count as hidden."""
-    state = game._state[: core.MOVES].copy()
-    hidden = np.empty(core.NUM_CARDS, np.uint8)
-    core.hidden_mask(game._state, hidden)
-    areas = ((core.TABLEAU, core.COLUMN_LENGTH),) if stock_visible else (
-        (core.TABLEAU, core.COLUMN_LENGTH), (core.TALON, core.TALON_LENGTH))
-    for start, stop in areas:
-        cards = state[start:stop]
-        cards[(cards >= 0) & (hidden[np.maximum(cards, 0)] == 1)] = -1
+    state = np.empty(core.MOVES, game._state.dtype)
+    core.public_cards(game._state, stock_visible, state)
     return state
 
 

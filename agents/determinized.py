@@ -102,7 +102,7 @@ from collections import Counter
 import numpy as np
 
 from agents.base import UNKNOWN, Agent, AgentOptionError, DealInfo, PlayerView, public_state
-from klondike_env import core
+from klondike_env import core, move_memory
 from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
 from klondike_env.solver import SolveStatus, solve
@@ -338,10 +338,15 @@ class DeterminizedAgent(Agent):
     def _followable(self, world: Game, line: list[int]) -> bool:
         """``line`` never walks back into a position already played through, up to its first move
         that plays a talon card or turns one up (after which none can come back)."""
-        for index, child, turned_up in self._walk(world, line):
-            if child.position_hash() in self._visited:
+        # on a bare copy of the state, not a Game: this runs for every credited line, and
+        # solver lines are legal, so the Game's checks and undo history would only cost time
+        state, rules = world._state.copy(), world._rules_array
+        hidden = core.hidden_count(state, self.see_stock)
+        for action in line:
+            core.apply_action(state, rules, action)
+            if int(move_memory.position_hash(state, rules)) in self._visited:
                 return False
-            if turned_up or core.WASTE_TO_FOUNDATION <= line[index] < core.COLUMN_TO_FOUNDATION:
+            if core.hidden_count(state, self.see_stock) < hidden or core.WASTE_TO_FOUNDATION <= action < core.COLUMN_TO_FOUNDATION:
                 return True
         return True
 
@@ -689,9 +694,7 @@ def free_reveals(view: PlayerView, world: Game) -> list[tuple[int, int]]:
 
 def hidden_count(game: Game, see_stock: bool = False) -> int:
     """How many cards the player of ``game`` has not seen (the face-down ones only, with ``see_stock``)."""
-    if not see_stock:
-        return len(game.hidden_cards())
-    return int(game._state[core.COLUMN_DOWN : core.COLUMN_DOWN + core.NUM_COLUMNS].sum())
+    return int(core.hidden_count(game._state, see_stock))
 
 
 def scouting_draw(view: PlayerView) -> bool:

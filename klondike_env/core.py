@@ -615,6 +615,36 @@ def hidden_mask(state, hidden):
             hidden[state[TALON + i]] = 1
 
 
+@njit(cache=True)
+def hidden_count(state, stock_visible):
+    """How many cards the player has never seen (``hidden_mask``'s, counted: the face-down ones,
+    and before the first recycle the talon cards not yet drawn); with ``stock_visible``, only the
+    face-down ones."""
+    count = 0
+    for col in range(NUM_COLUMNS):
+        count += state[COLUMN_DOWN + col]
+    if not stock_visible and state[RECYCLES] == 0:
+        count += state[TALON_LENGTH] - state[WASTE_LENGTH]
+    return count
+
+
+@njit(cache=True)
+def public_cards(state, stock_visible, out):
+    """Copy ``state`` without its move count into ``out`` (``MOVES`` entries), every card the
+    player has never seen replaced by -1 (with ``stock_visible``, only the face-down ones)."""
+    hidden = np.empty(NUM_CARDS, np.uint8)
+    hidden_mask(state, hidden)
+    for i in range(MOVES):
+        out[i] = state[i]
+    for i in range(TABLEAU, COLUMN_LENGTH):
+        if out[i] >= 0 and hidden[out[i]] == 1:
+            out[i] = -1
+    if not stock_visible:
+        for i in range(TALON, TALON_LENGTH):
+            if out[i] >= 0 and hidden[out[i]] == 1:
+                out[i] = -1
+
+
 # --- whole-game loops (benchmarks, batched play) -------------------------------
 @njit(cache=True)
 def random_playout_moves(deal_start, rules, num_moves, seed):

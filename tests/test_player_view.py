@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from conftest import played
 
-from agents.base import UNKNOWN, PlayerView
-from klondike_env import Game, Rules
+from agents.base import UNKNOWN, PlayerView, public_state
+from agents.determinized import hidden_count
+from klondike_env import Game, Rules, core
 from klondike_env.core import DRAW, RECYCLE
 
 
@@ -128,3 +129,33 @@ def test_stock_visible_view_shows_the_stock_and_hides_the_face_down_cards(deal, 
         assert any(view.sample_world(seed) != game for seed in range(5))
         stock_moved = game.sample_world(0)  # the stock reshuffled too: no longer this view's world
         assert stock_moved.stock == game.stock or not view.matches(stock_moved)
+
+
+@pytest.mark.parametrize("draw", [3, 1])
+def test_public_state_and_hidden_count_agree_with_the_hidden_cards(draw):
+    """The compiled public state blanks exactly the cards the game lists as hidden (or only the
+    face-down ones when the stock is shown), and the compiled count counts them, along random games."""
+    rng = np.random.default_rng(draw)
+    for deal in range(1, 41):
+        game = Game.new(deal, Rules(draw_count=draw))
+        for _ in range(150):
+            hidden = set(game.hidden_cards())
+            face_down = {int(game._state[core.TABLEAU + core.COLUMN_SLOTS * col + depth])
+                         for col in range(core.NUM_COLUMNS) for depth in range(game._state[core.COLUMN_DOWN + col])}
+            for stock_visible, unseen in ((False, hidden), (True, face_down)):
+                state = public_state(game, stock_visible)
+                assert np.array_equal(state == -1, (game._state[: core.MOVES] == -1) | np.isin(
+                    game._state[: core.MOVES], list(unseen)) & _card_slots())
+                assert hidden_count(game, stock_visible) == len(unseen)
+            actions = game.legal_actions()
+            if not actions:
+                break
+            game.step(int(rng.choice(actions)))
+
+
+def _card_slots() -> np.ndarray:
+    """True at the state entries that hold cards (tableau and talon slots)."""
+    slots = np.zeros(core.MOVES, bool)
+    slots[core.TABLEAU : core.COLUMN_LENGTH] = True
+    slots[core.TALON : core.TALON_LENGTH] = True
+    return slots
