@@ -132,6 +132,8 @@ class DeterminizedAgent(Agent):
                                  "off: over positions, as the agent's earlier defaults did"),
         "batch": (int, 0, "sample and solve worlds this many at a time, up to samples, stopping once at least "
                           "half this many are won and all their lines start alike (0: all samples at once)"),
+        "batch_free": (bool, False, "with batch, stop early only when the move all the won worlds start with can be "
+                                    "taken back (before any other move every sample votes)"),
         "second": (int, 3, "when worlds disagree, rank this many of the best first actions again by the worlds each "
                            "wins with one second action shared by the worlds it leaves alike (0: off)"),
         "commit": (bool, False, "vote on commitments, not first actions: each winning line up to the first card "
@@ -239,7 +241,9 @@ class DeterminizedAgent(Agent):
             worlds += fresh
             won += batch_won
             undecided += batch_undecided
-            if 2 * len(won) >= step and len({line[0] for _, line in won}) == 1 and len(worlds) < self.samples:
+            firsts = {line[0] for _, line in won}
+            if 2 * len(won) >= step and len(firsts) == 1 and len(worlds) < self.samples and (
+                    not self.batch_free or reversible(view, next(iter(firsts)))):
                 break
         if not won or self.retry_all:
             won += self._retry(worlds, undecided, self.nodes)

@@ -114,10 +114,10 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are batch, budget, by_class, check, commit, followable, "
+        ("determinized:sample=2", "allowed options are batch, batch_free, budget, by_class, check, commit, followable, "
                                   "free_own, keep, nodes, prior, refresh, retry, retry_all, reveal, reveal_free, reveal_margin, robust, samples, scout, "
                                   "second, see_stock, shallow, wide"),
-        ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, "
+        ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, batch_free, "
                                      "budget, by_class, check, commit, followable, free_own, keep, nodes, prior, refresh, retry, "
                                      "retry_all, reveal, reveal_free, reveal_margin, robust, samples, scout, second, see_stock, "
                                      "shallow, wide"),
@@ -813,3 +813,33 @@ def test_batched_worlds_stop_on_a_unanimous_vote_and_go_on_when_close():
             break
         game.step(action)
     assert stopped and went_on
+
+
+def test_batch_free_stops_early_only_before_a_move_that_can_be_taken_back():
+    """batch_free=true: a decision whose won worlds all start with a move that cannot be taken
+    back draws every sample; one whose move can be taken back may stop after a batch."""
+    from agents.determinized import reversible
+
+    agent = make_agent("determinized:samples=24,batch=6,batch_free=true,nodes=1500")
+    agent.reset(DealInfo(seed=2, rules=Rules()))
+    game = Game.new(12)
+    stopped = full_before_commitment = 0
+    for _ in range(80):
+        if game.is_over:
+            break
+        view = PlayerView(game)
+        if view.hidden_cards and UNKNOWN not in view.stock:
+            before = agent.solves
+            plans = agent._solve_worlds(view)
+            drawn = agent.solves - before
+            firsts = {line[0] for _, line in plans}
+            if drawn < 24:
+                assert len(firsts) == 1 and reversible(view, next(iter(firsts)))
+                stopped += 1
+            elif len(firsts) == 1 and 2 * len(plans) >= 6 and not reversible(view, next(iter(firsts))):
+                full_before_commitment += 1
+        action = agent.act(view)
+        if action == RESIGN:
+            break
+        game.step(action)
+    assert stopped and full_before_commitment
