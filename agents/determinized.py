@@ -142,6 +142,8 @@ class DeterminizedAgent(Agent):
                          "move that cannot be taken back and wins in the most of them (0: off)"),
         "refresh": (bool, False, "before a move that cannot be taken back, vote on freshly sampled worlds rather than "
                                  "on the plans kept from earlier decisions"),
+        "refresh_below": (int, 0, "before a move that cannot be taken back, vote on freshly sampled worlds when fewer "
+                                  "than this many plans are kept (0: off; refresh: always)"),
         "prior": (str, "", "a trained policy (.zip): its likeliest move is a candidate at every decision and its "
                            "probabilities break ties (empty: off)"),
         "free_own": (bool, False, "credit a move that can be taken back only in the worlds whose own line starts with "
@@ -193,7 +195,8 @@ class DeterminizedAgent(Agent):
             return core.DRAW
         self._plans = [(world, line) for world, line in self._plans if line and view.matches(world)]
         self._visited.add(view.position_hash())
-        if len(self._plans) < max(self.keep, 1) or self.keep == 0 or (self.refresh and self._commits(view)):
+        if (len(self._plans) < max(self.keep, 1) or self.keep == 0
+                or ((self.refresh or len(self._plans) < self.refresh_below) and self._commits(view))):
             self._plans = self._solve_worlds(view)
         if self._plans:
             action = self._vote(view)
@@ -621,7 +624,7 @@ class DeterminizedAgent(Agent):
         return self._prior.probabilities(self._prior.observe(view)[None], mask[None])[0]
 
     def _commits(self, view: PlayerView) -> bool:
-        """Some kept plan goes on with a move that cannot be taken back (``refresh``).
+        """Some kept plan goes on with a move that cannot be taken back (``refresh``, ``refresh_below``).
 
         Kept plans are not a fresh sample of the worlds the view allows: they are the worlds where
         the moves played so far win, each with its own continuation, so their vote leans towards

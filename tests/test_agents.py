@@ -115,12 +115,12 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, batch_free, budget, by_class, check, commit, followable, "
-                                  "free_own, keep, nodes, prior, refresh, retry, retry_all, reveal, reveal_free, reveal_margin, robust, samples, scout, "
-                                  "second, see_stock, shallow, wide"),
+                                  "free_own, keep, nodes, prior, refresh, refresh_below, retry, retry_all, reveal, "
+                                  "reveal_free, reveal_margin, robust, samples, scout, second, see_stock, shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, batch_free, "
-                                     "budget, by_class, check, commit, followable, free_own, keep, nodes, prior, refresh, retry, "
-                                     "retry_all, reveal, reveal_free, reveal_margin, robust, samples, scout, second, see_stock, "
-                                     "shallow, wide"),
+                                     "budget, by_class, check, commit, followable, free_own, keep, nodes, prior, refresh, "
+                                     "refresh_below, retry, retry_all, reveal, reveal_free, reveal_margin, robust, samples, "
+                                     "scout, second, see_stock, shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
                                            "must be between 0 and 1"),
         ("determinized:shallow=-5", "bad value '-5' for option 'shallow' of agent 'determinized': must be >= 0"),
@@ -383,6 +383,7 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=4,nodes=1000,by_class=true,wide=4,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,by_class=true,refresh=true", False),
     ("determinized:samples=4,nodes=1000,by_class=true,refresh=true,see_stock=true", True),
+    ("determinized:samples=4,nodes=1000,refresh_below=3", False),
     ("determinized:samples=4,nodes=1000,by_class=true,prior=models/ppo_draw3_privileged_critic/model.zip", False),
     ("determinized:samples=4,nodes=1000,reveal=true", False),
     ("determinized:samples=4,nodes=1000,reveal=true,see_stock=true", True),
@@ -843,3 +844,36 @@ def test_batch_free_stops_early_only_before_a_move_that_can_be_taken_back():
             break
         game.step(action)
     assert stopped and full_before_commitment
+
+
+def test_refresh_below_samples_afresh_before_a_commitment_with_few_plans_kept():
+    """refresh_below=N: when fewer than N kept plans fit the view and one of them goes on with a
+    move that cannot be taken back, the decision samples fresh worlds; otherwise kept plans are
+    followed as without the option."""
+    from agents.determinized import reversible
+
+    agent = make_agent("determinized:samples=12,nodes=1500,refresh_below=8")
+    agent.reset(DealInfo(seed=3, rules=Rules()))
+    sampled = []
+    solve_worlds = agent._solve_worlds
+    agent._solve_worlds = lambda view: sampled.append(view) or solve_worlds(view)
+    game = Game.new(7)
+    refreshed = followed = 0
+    for _ in range(120):
+        if game.is_over:
+            break
+        view = PlayerView(game)
+        kept = [(world, line) for world, line in agent._plans if line and view.matches(world)]
+        commits = any(not reversible(view, line[0]) for _, line in kept)
+        calls = len(sampled)
+        action = agent.act(view)
+        if agent.keep <= len(kept) < 8:
+            assert (len(sampled) > calls) == commits
+            refreshed += commits
+        elif len(kept) >= 8:
+            assert len(sampled) == calls
+            followed += 1
+        if action == RESIGN:
+            break
+        game.step(action)
+    assert refreshed and followed
