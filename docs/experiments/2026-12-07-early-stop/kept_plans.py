@@ -1,8 +1,12 @@
-"""How many kept plans vote at each decision of the defaults' games, by whether the move played can be taken back."""
+"""How many plans vote at each decision of the defaults' games, by whether the move played can be
+taken back: "fresh" when the decision sampled worlds, else the count of kept plans that fit the view.
+
+    python docs/experiments/2026-12-07-early-stop/kept_plans.py 50501,50502,50503,50504,50505,50506,50507,50508
+"""
 import sys
 from collections import Counter
 from agents.evaluation import deal_seed, choose_action
-from agents.base import DealInfo, RESIGN, PlayerView
+from agents.base import DealInfo, RESIGN
 from agents.registry import make_agent
 from agents.determinized import reversible
 from klondike_env.game import Game
