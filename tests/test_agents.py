@@ -788,31 +788,38 @@ def test_stock_visible_games_repeat_for_a_seed_and_are_labelled(tmp_path):
     assert not plain["sees_stock"] and display_name(plain) == "greedy"
 
 
-def test_batched_worlds_stop_on_a_unanimous_vote_and_go_on_when_close():
-    """batch=B: worlds are drawn B at a time; drawing stops before samples only when at least
-    B/2 are won and every win starts with the same action."""
-    agent = make_agent("determinized:samples=24,batch=6,nodes=1500,by_class=true")
-    agent.reset(DealInfo(seed=2, rules=Rules()))
-    game = Game.new(12)
-    stopped = went_on = 0
-    for _ in range(60):
+def batched_decisions(spec: str, seed: int, deal: int, moves: int):
+    """``(view, drawn, firsts, plans)`` at each decision of ``spec``'s game of ``deal`` with hidden
+    cards and the stock seen: the worlds one ``_solve_worlds`` call drew (its solver calls), the
+    first actions of the won worlds' lines, and those worlds."""
+    agent = make_agent(spec)
+    agent.reset(DealInfo(seed=seed, rules=Rules()))
+    game = Game.new(deal)
+    for _ in range(moves):
         if game.is_over:
             break
         view = PlayerView(game)
         if view.hidden_cards and UNKNOWN not in view.stock:
             before = agent.solves
             plans = agent._solve_worlds(view)
-            drawn = agent.solves - before
-            firsts = {line[0] for _, line in plans}
-            if drawn < 24:
-                assert drawn % 6 == 0 and len(firsts) == 1 and 2 * len(plans) >= 6
-                stopped += 1
-            elif len(firsts) > 1:
-                went_on += 1
+            yield view, agent.solves - before, {line[0] for _, line in plans}, plans
         action = agent.act(view)
         if action == RESIGN:
             break
         game.step(action)
+
+
+def test_batched_worlds_stop_on_a_unanimous_vote_and_go_on_when_close():
+    """batch=B: worlds are drawn B at a time; drawing stops before samples only when at least
+    B/2 are won and every win starts with the same action."""
+    stopped = went_on = 0
+    for _, drawn, firsts, plans in batched_decisions("determinized:samples=24,batch=6,nodes=1500,by_class=true",
+                                                     seed=2, deal=12, moves=60):
+        if drawn < 24:
+            assert drawn % 6 == 0 and len(firsts) == 1 and 2 * len(plans) >= 6
+            stopped += 1
+        elif len(firsts) > 1:
+            went_on += 1
     assert stopped and went_on
 
 
@@ -821,28 +828,14 @@ def test_batch_free_stops_early_only_before_a_move_that_can_be_taken_back():
     back draws every sample; one whose move can be taken back may stop after a batch."""
     from agents.determinized import reversible
 
-    agent = make_agent("determinized:samples=24,batch=6,batch_free=true,nodes=1500")
-    agent.reset(DealInfo(seed=2, rules=Rules()))
-    game = Game.new(12)
     stopped = full_before_commitment = 0
-    for _ in range(80):
-        if game.is_over:
-            break
-        view = PlayerView(game)
-        if view.hidden_cards and UNKNOWN not in view.stock:
-            before = agent.solves
-            plans = agent._solve_worlds(view)
-            drawn = agent.solves - before
-            firsts = {line[0] for _, line in plans}
-            if drawn < 24:
-                assert len(firsts) == 1 and reversible(view, next(iter(firsts)))
-                stopped += 1
-            elif len(firsts) == 1 and 2 * len(plans) >= 6 and not reversible(view, next(iter(firsts))):
-                full_before_commitment += 1
-        action = agent.act(view)
-        if action == RESIGN:
-            break
-        game.step(action)
+    for view, drawn, firsts, plans in batched_decisions("determinized:samples=24,batch=6,batch_free=true,nodes=1500",
+                                                        seed=2, deal=12, moves=80):
+        if drawn < 24:
+            assert len(firsts) == 1 and reversible(view, next(iter(firsts)))
+            stopped += 1
+        elif len(firsts) == 1 and 2 * len(plans) >= 6 and not reversible(view, next(iter(firsts))):
+            full_before_commitment += 1
     assert stopped and full_before_commitment
 
 
