@@ -105,7 +105,8 @@ from agents.base import UNKNOWN, Agent, AgentOptionError, DealInfo, PlayerView, 
 from klondike_env import core, move_memory
 from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
-from klondike_env.solver import SolveStatus, solve
+from klondike_env.solver import SolveResult, SolveStatus, solve
+from klondike_env.solver.repair import repair
 
 # The agent's own solver schedule (probes after 50,000 nodes, the best-first search after
 # 150,000: never within the default budgets), with which it was tuned and benchmarked. The
@@ -161,6 +162,8 @@ class DeterminizedAgent(Agent):
                             "worlds the one won in the most within this many classes (0: off)"),
         "robust": (bool, False, "when worlds disagree, credit a candidate only in the worlds whose line still wins "
                                 "after its first card turned up, the other hidden cards dealt afresh"),
+        "repair": (bool, False, "check a candidate in a world by carrying the world's own winning line over first "
+                                "(the solver only when that line, card by card, does not win)"),
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
@@ -189,6 +192,7 @@ class DeterminizedAgent(Agent):
         self._visited: set[int] = set()  # position hashes (as the player sees them) already played through
         self._deep: set[int] = set()  # ids of the kept worlds won only by a retry (retry_all)
         self.solves = 0  # solver calls this game (for diagnostics)
+        self.repaired = 0  # checks answered by a repaired line (repair)
 
     def act(self, view: PlayerView) -> int:
         if self.scout and scouting_draw(view):
@@ -213,12 +217,21 @@ class DeterminizedAgent(Agent):
                      probe_after=SOLVER_PROBE_AFTER, best_after=SOLVER_BEST_AFTER, by_class=self.by_class,
                      actions=actions)
 
-    def _solve_after(self, world: Game, prefix: list[int], actions: bool = True, nodes: int = 0):
+    def _solve_after(self, world: Game, prefix: list[int], actions: bool = True, nodes: int = 0,
+                     line: list[int] | None = None):
         """The solver, under ``nodes`` (the option's when 0), on ``world`` after the actions
-        ``prefix`` (``world`` is left as it is)."""
+        ``prefix`` (``world`` is left as it is). With ``repair``, ``line`` (winning from ``world``)
+        is first carried over card by card (:func:`klondike_env.solver.repair.repair`)."""
         child = world.copy()
         for action in prefix:
             child.step(action)
+        if self.repair and line:
+            repaired = repair(world._state, line, child._state, world._rules_array)
+            # a carried-over line the agent would not follow (one that goes round the talon
+            # and back, say) is left to the solver, which may find one it would
+            if repaired is not None and (not self.followable or self._followable(world, prefix + repaired)):
+                self.repaired += 1
+                return SolveResult(SolveStatus.SOLVED, actions=repaired)
         deep = self.nodes * self.retry if id(world) in self._deep else self.nodes
         return self._solve(child, nodes or deep, actions)
 
@@ -280,9 +293,9 @@ class DeterminizedAgent(Agent):
             for key, prefix in prefixes.items():
                 if self.free_own and self._free(view, prefix):
                     continue  # credited only where its own line starts with it
-                for (world, _), world_key in zip(self._plans, keys):
+                for (world, line), world_key in zip(self._plans, keys):
                     if world_key != key:
-                        result = self._solve_after(world, prefix)
+                        result = self._solve_after(world, prefix, line=line)
                         if result.status == SolveStatus.SOLVED:
                             found[key].append((world, list(result.actions)))
         if self.followable and not self.commit:
@@ -466,7 +479,7 @@ class DeterminizedAgent(Agent):
             for world, line in self._plans:
                 if line[:size] == prefix:
                     continue
-                result = self._solve_after(world, prefix)
+                result = self._solve_after(world, prefix, line=line)
                 if result.status == SolveStatus.SOLVED:
                     found[key].append((world, list(result.actions)))
                 else:
@@ -600,7 +613,7 @@ class DeterminizedAgent(Agent):
             best = 0
             for second in sorted(counts, key=lambda a: (-counts[a], a))[:2]:
                 won = counts[second] + sum(
-                    self._solve_after(child, [second], actions=False).status == SolveStatus.SOLVED
+                    self._solve_after(child, [second], actions=False, line=rest).status == SolveStatus.SOLVED
                     for child, rest in group if rest[0] != second)
                 best = max(best, won)
             total += best

@@ -870,3 +870,33 @@ def test_refresh_below_samples_afresh_before_a_commitment_with_few_plans_kept():
             break
         game.step(action)
     assert refreshed and followed
+
+
+def test_repair_answers_checks_with_lines_that_win_in_their_worlds():
+    """repair=true: checks are answered by a world's own line carried over where it wins (no
+    solver call); every plan the agent keeps, carried-over lines included, wins in its world, and
+    equal seeds still give equal games."""
+
+    def play(seed: int):
+        agent = make_agent("determinized:samples=12,nodes=1500,repair=true")
+        agent.reset(DealInfo(seed=seed, rules=Rules()))
+        game = Game.new(12)
+        actions = []
+        for _ in range(150):
+            if game.is_over:
+                break
+            action = agent.act(PlayerView(game))
+            for world, line in agent._plans:
+                replay = world.copy()
+                for step in line:
+                    replay.step(step)  # raises on an illegal action
+                assert replay.is_won
+            if action == RESIGN:
+                break
+            game.step(action)
+            actions.append(action)
+        return agent.repaired, actions
+
+    repaired, actions = play(seed=5)
+    assert repaired > 0
+    assert play(seed=5) == (repaired, actions)

@@ -47,6 +47,7 @@ from klondike_env.solver.moves import (
     play_recipe,
     safe_home,
     safe_to_foundation,
+    tableau_place,
     talon_step,
     talon_walk_start,
 )
@@ -379,8 +380,7 @@ def _column_taking(state, rules, card, source):
 
 @njit(cache=True)
 def _find(state, card):
-    for col in range(NUM_COLUMNS):
-        for depth in range(state[COLUMN_LENGTH + col]):
-            if state[TABLEAU + COLUMN_SLOTS * col + depth] == card:
-                return col, depth
-    raise AssertionError("the card is not in the tableau")
+    col, depth = tableau_place(state, card)
+    if col < 0:
+        raise AssertionError("the card is not in the tableau")
+    return col, depth

@@ -16,6 +16,7 @@ from klondike_env import core
 from klondike_env.core import (
     COLUMN_DOWN,
     COLUMN_LENGTH,
+    COLUMN_SLOTS,
     COLUMN_TO_FOUNDATION,
     DRAW,
     FOUNDATION,
@@ -26,6 +27,7 @@ from klondike_env.core import (
     RECYCLE,
     RULE_DRAW_COUNT,
     RULE_FOUNDATION_TO_TABLEAU,
+    TABLEAU,
     TALON,
     TALON_LENGTH,
     WASTE_TO_COLUMN,
@@ -67,6 +69,16 @@ def play_action(state, rules, action, out, count):
     if count < out.shape[0]:
         out[count] = action
     return count + 1
+
+
+@njit(cache=True)
+def tableau_place(state, card):
+    """``(column, depth)`` of ``card`` in the tableau, ``(-1, -1)`` when it is not there."""
+    for col in range(NUM_COLUMNS):
+        for depth in range(state[COLUMN_LENGTH + col]):
+            if state[TABLEAU + COLUMN_SLOTS * col + depth] == card:
+                return col, depth
+    return -1, -1
 
 
 @njit(cache=True)
