@@ -126,7 +126,7 @@ def _step(state, rules, kind, card, target, out, count):
             count = play_action(state, rules, core.column_action(col, dest), out, count)
         return count
     if home:
-        if state[FOUNDATION + suit] == card % NUM_RANKS + 1:
+        if state[FOUNDATION + suit] == card % NUM_RANKS + 1 and rules[core.RULE_FOUNDATION_TO_TABLEAU] == 1:
             count = play_action(state, rules, FOUNDATION_TO_COLUMN + NUM_COLUMNS * suit + dest, out, count)
         return count
     if _in_talon(state, card):
