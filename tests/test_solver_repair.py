@@ -76,13 +76,14 @@ def test_property_every_repaired_line_wins_and_lost_positions_get_none():
 @pytest.mark.parametrize("rules", [Rules(draw_count=1), Rules(max_passes=3), Rules(foundation_to_tableau=False)],
                          ids=["draw1", "three-passes", "no-worrying-back"])
 def test_property_repaired_lines_are_legal_under_other_rules(rules):
-    returned, _ = _repairs_after_other_moves(rules, range(4, 30, 5))
+    returned, _ = _repairs_after_other_moves(rules, range(4, 30, 5), verdicts=False)
     assert returned > 0
 
 
-def _repairs_after_other_moves(rules: Rules, deals) -> tuple[int, int]:
+def _repairs_after_other_moves(rules: Rules, deals, verdicts: bool = True) -> tuple[int, int]:
     """``(lines returned, moves after which the solver wins)`` over every legal move other than
-    the line's own at a random point of each solved deal's line; asserts what a returned line must be."""
+    the line's own at a random point of each solved deal's line; a returned line must replay to a
+    win, and (``verdicts``: each position solved too) never where the solver proves a loss."""
     rng = np.random.default_rng(11)
     returned = won_by_solver = 0
     for deal in deals:
@@ -99,7 +100,7 @@ def _repairs_after_other_moves(rules: Rules, deals) -> tuple[int, int]:
                 continue
             child = _after(position, [action])
             repaired = repair(position._state, rest, child._state, position._rules_array)
-            verdict = solve(child, node_limit=30_000, actions=False).status
+            verdict = solve(child, node_limit=30_000, actions=False).status if verdicts else None
             if repaired is not None:
                 returned += 1
                 assert _replays_to_a_win(child, repaired)
