@@ -115,12 +115,13 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, batch_free, budget, by_class, check, commit, followable, "
-                                  "free_own, keep, nodes, prior, refresh, refresh_below, retry, retry_all, reveal, "
-                                  "reveal_free, reveal_margin, robust, samples, scout, second, see_stock, shallow, wide"),
+                                  "free_own, keep, nodes, prior, refresh, refresh_below, repair, retry, retry_all, "
+                                  "reveal, reveal_free, reveal_margin, robust, samples, scout, second, see_stock, "
+                                  "shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, batch_free, "
                                      "budget, by_class, check, commit, followable, free_own, keep, nodes, prior, refresh, "
-                                     "refresh_below, retry, retry_all, reveal, reveal_free, reveal_margin, robust, samples, "
-                                     "scout, second, see_stock, shallow, wide"),
+                                     "refresh_below, repair, retry, retry_all, reveal, reveal_free, reveal_margin, robust, "
+                                     "samples, scout, second, see_stock, shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
                                            "must be between 0 and 1"),
         ("determinized:shallow=-5", "bad value '-5' for option 'shallow' of agent 'determinized': must be >= 0"),
@@ -586,7 +587,7 @@ def test_reveal_puts_a_move_turning_a_card_up_first_when_it_wins_as_often():
     for status, first in [(SolveStatus.SOLVED, flip), (SolveStatus.UNSOLVABLE, RECYCLE)]:
         agent._plans = [(world, [RECYCLE]) for world in worlds]
         found, prefixes = {RECYCLE: [(world, []) for world in worlds]}, {RECYCLE: [RECYCLE]}
-        agent._solve_after = lambda world, prefix, actions=True, nodes=0: SolveResult(status=status, actions=[])
+        agent._solve_after = lambda world, prefix, actions=True, nodes=0, line=None: SolveResult(status=status, actions=[])
         assert agent._revealing_first(view, [RECYCLE], found, prefixes)[0] == first
 
 
@@ -623,7 +624,7 @@ def test_reveal_free_plays_a_free_move_first_when_a_card_comes_up_after_it_as_of
         agent.reset(DealInfo(seed=1, rules=Rules()))
         agent._plans = [(world, [choice]) for world in worlds]
         found, prefixes = {choice: [(world, []) for world in worlds]}, {choice: [choice]}
-        agent._solve_after = lambda world, prefix, actions=True, nodes=0, status=status: SolveResult(
+        agent._solve_after = lambda world, prefix, actions=True, nodes=0, line=None, status=status: SolveResult(
             status=status if len(prefix) == 2 else SolveStatus.UNSOLVABLE, actions=[])
         key = agent._revealing_first(view, [choice], found, prefixes)[0]
         assert prefixes[key][0] == played, spec
@@ -659,7 +660,7 @@ def test_shallow_plays_the_commitment_won_most_easily_among_those_winning_as_oft
         agent._plans = [(world, [choice]) for world in worlds]
         found, prefixes = {choice: [(world, []) for world in worlds]}, {choice: [choice]}
 
-        def solve_after(world, prefix, actions=True, nodes=0, full=full):
+        def solve_after(world, prefix, actions=True, nodes=0, line=None, full=full):
             shallow = nodes == agent.shallow
             won = prefix == [easy] if shallow else (full == SolveStatus.SOLVED or prefix == [choice])
             return SolveResult(status=SolveStatus.SOLVED if won else SolveStatus.UNSOLVABLE, actions=[])
