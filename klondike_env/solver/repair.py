@@ -49,7 +49,7 @@ def line_steps(state, rules, line, steps):
             source = offset // 6
             dest = core.column_action_dest(source, offset % 6)
             start = core.run_start(s, rules, source, dest)
-            kind, card, target = ONTO, s[core.TABLEAU + core.COLUMN_SLOTS * source + start], core.column_top(s, dest)
+            kind, card, target = ONTO, core.column_card(s, source, start), core.column_top(s, dest)
         elif action >= FOUNDATION_TO_COLUMN:
             offset = action - FOUNDATION_TO_COLUMN
             suit = offset // NUM_COLUMNS
