@@ -30,7 +30,9 @@ sampled world already shows the stock.
 it wins in, each by its own continuation, though the player, who cannot tell those worlds
 apart until a card is turned up, must follow it the same way in all of them. When the worlds
 disagree, the K best first actions are ranked again by the worlds each wins with a second
-action shared by the worlds it leaves looking alike.
+action shared by the worlds it leaves looking alike. ``second_depth=D`` asks the same of D
+actions: after each shared action the worlds kept are grouped again by what the player sees
+(a card turned up parts them), and each group must share its next action.
 
 ``commit=true`` is another: the vote is on commitments, not first actions. A commitment is a
 winning line up to and including its first action that turns up a hidden card; before that
@@ -137,6 +139,8 @@ class DeterminizedAgent(Agent):
                                     "taken back (before any other move every sample votes)"),
         "second": (int, 3, "when worlds disagree, rank this many of the best first actions again by the worlds each "
                            "wins with one second action shared by the worlds it leaves alike (0: off)"),
+        "second_depth": (int, 1, "with second, how many actions past the first the worlds left alike must share, "
+                                 "regrouped by what the player sees after each"),
         "commit": (bool, False, "vote on commitments, not first actions: each winning line up to the first card "
                                 "it turns up, credited in every world where it still wins"),
         "wide": (int, 0, "when the best action cannot be taken back, sample this many fresh worlds and play the "
@@ -167,7 +171,7 @@ class DeterminizedAgent(Agent):
         "see_stock": (bool, False, "the stock-visible track: shown the stock's order from the start (face-down "
                                    "tableau cards stay hidden); not the benchmark's protocol"),
     }
-    MINIMUM = {"samples": 1}
+    MINIMUM = {"samples": 1, "second_depth": 1}
 
     def __init__(self, **options):
         super().__init__(**options)
@@ -590,34 +594,51 @@ class DeterminizedAgent(Agent):
 
     def _shared_second_wins(self, prefix: list[int], entries: list[tuple[Game, list[int]]]) -> int:
         """Worlds won after ``prefix`` when the player, who cannot tell apart worlds that
-        ``prefix`` leaves looking alike, must follow it with one second action in all of them.
+        ``prefix`` leaves looking alike, must follow it with one second action in all of them
+        (and with ``second_depth``, one action at each of that many steps).
 
         Hindsight votes credit a candidate with every world it wins in, each by its own
         continuation (strategy fusion); this asks the continuations to agree up to the next
-        card turned up. Worlds are grouped by what the player sees after ``prefix``; in each
-        group the two next actions most lines take are tried in every world of it (by the
-        solver where its own line goes on otherwise), and the better one counts.
+        card turned up. Worlds are grouped by what the player sees after ``prefix``, and each
+        group is scored by :meth:`_shared_wins`.
         """
-        groups: dict[bytes, list[tuple[Game, list[int]]]] = {}
-        for world, rest in entries:
-            child = world.copy()
-            for action in prefix:
-                child.step(action)
-            groups.setdefault(public_state(child, self.see_stock).tobytes(), []).append((child, rest))
-        total = 0
-        for group in groups.values():
-            if len(group) == 1 or any(not rest for _, rest in group):  # one world, or won by the prefix
-                total += len(group)
-                continue
-            counts = Counter(rest[0] for _, rest in group)
-            best = 0
-            for second in sorted(counts, key=lambda a: (-counts[a], a))[:2]:
-                won = counts[second] + sum(
-                    self._solve_after(child, [second], actions=False, line=rest).status == SolveStatus.SOLVED
-                    for child, rest in group if rest[0] != second)
-                best = max(best, won)
-            total += best
-        return total
+        return sum(self._shared_wins(group, self.second_depth) for group in alike(entries, prefix, self.see_stock))
+
+    def _shared_wins(self, group: list[tuple[Game, list[int]]], depth: int, choices: int = 2) -> int:
+        """Worlds of ``group`` (positions the player cannot tell apart, each with its winning
+        line) won when all of them follow one next action: the best of the ``choices`` next
+        actions most lines take, each tried in every world of the group (by the solver where its
+        own line goes on otherwise). Below ``depth`` 1 the worlds that action keeps are grouped
+        again by what the player then sees, and each group scored the same way, ``depth - 1``
+        deep, following the action most of its lines take (one choice: the deeper steps only ask
+        the lines to agree, and trying two at each would double the solves at every step).
+
+        A group of one world, or one already won, is credited whole: alone, its own line is
+        the player's to follow.
+        """
+        if depth == 0 or len(group) == 1 or any(not rest for _, rest in group):
+            return len(group)
+        counts = Counter(rest[0] for _, rest in group)
+        best = 0
+        for action in sorted(counts, key=lambda a: (-counts[a], a))[:choices]:
+            if depth == 1:
+                won = counts[action] + sum(
+                    self._solve_after(child, [action], actions=False, line=rest).status == SolveStatus.SOLVED
+                    for child, rest in group if rest[0] != action)
+            else:
+                kept = []
+                for child, rest in group:
+                    if rest[0] == action:
+                        kept.append((child, rest[1:]))
+                        continue
+                    result = self._solve_after(child, [action], line=rest)
+                    if result.status == SolveStatus.SOLVED:
+                        kept.append((child, list(result.actions)))
+                won = sum(self._shared_wins(sub, depth - 1, 1) for sub in alike(kept, [action], self.see_stock))
+            best = max(best, won)
+            if best == len(group):
+                break  # no action can do better
+        return best
 
     def _holds_up(self, world: Game, line: list[int]) -> bool:
         """``line`` (winning in ``world``) reaches, on turning up its first card, a position still
@@ -710,6 +731,19 @@ def free_reveals(view: PlayerView, world: Game) -> list[tuple[int, int]]:
         after = PlayerView(child, stock_visible=view.stock_visible)
         lines += [(first, second) for second in after.legal_actions if after.effect(second).flips]
     return lines
+
+
+def alike(entries: list[tuple[Game, list[int]]], prefix: list[int],
+          see_stock: bool = False) -> list[list[tuple[Game, list[int]]]]:
+    """``entries`` (worlds, each with a line) stepped along ``prefix`` on copies, grouped by what
+    the player sees then: worlds the player cannot tell apart after ``prefix``."""
+    groups: dict[bytes, list[tuple[Game, list[int]]]] = {}
+    for world, rest in entries:
+        child = world.copy()
+        for action in prefix:
+            child.step(action)
+        groups.setdefault(public_state(child, see_stock).tobytes(), []).append((child, rest))
+    return list(groups.values())
 
 
 def hidden_count(game: Game, see_stock: bool = False) -> int:

@@ -116,18 +116,20 @@ def test_determinized_is_reproducible_for_a_seed():
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, batch_free, budget, by_class, check, commit, followable, "
                                   "free_own, keep, nodes, prior, refresh, refresh_below, repair, retry, retry_all, "
-                                  "reveal, reveal_free, reveal_margin, robust, samples, scout, second, see_stock, "
+                                  "reveal, reveal_free, reveal_margin, robust, samples, scout, second, second_depth, see_stock, "
                                   "shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, batch_free, "
                                      "budget, by_class, check, commit, followable, free_own, keep, nodes, prior, refresh, "
                                      "refresh_below, repair, retry, retry_all, reveal, reveal_free, reveal_margin, robust, "
-                                     "samples, scout, second, see_stock, shallow, wide"),
+                                     "samples, scout, second, second_depth, see_stock, shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
                                            "must be between 0 and 1"),
         ("determinized:shallow=-5", "bad value '-5' for option 'shallow' of agent 'determinized': must be >= 0"),
         ("determinized:see_stock=maybe", "bad value 'maybe' for option 'see_stock' of agent 'determinized': expected bool"),
         ("determinized:samples=many", "bad value 'many' for option 'samples'"),
         ("determinized:samples=0", "must be >= 1"),
+        ("determinized:second_depth=0", "bad value '0' for option 'second_depth' of agent 'determinized': "
+                                        "must be >= 1"),
         ("determinized:samples=-1", "bad value '-1' for option 'samples' of agent 'determinized': must be >= 1"),
         ("determinized:nodes=-1", "bad value '-1' for option 'nodes' of agent 'determinized': must be >= 0"),
         ("oracle:budget=nan", "bad value 'nan' for option 'budget' of agent 'oracle': must be >= 0"),
@@ -378,6 +380,8 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=3,nodes=2000,see_stock=true", True),
     ("determinized:samples=4,nodes=2000", False),
     ("determinized:samples=6,nodes=2000,second=3", False),
+    ("determinized:samples=6,nodes=2000,second_depth=3", False),
+    ("determinized:samples=6,nodes=2000,second_depth=3,see_stock=true", True),
     ("determinized:samples=6,nodes=2000,commit=true", False),
     ("determinized:samples=4,nodes=2000,commit=true,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,by_class=true,wide=4", False),
@@ -506,7 +510,8 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
                                         ("determinized:samples=8,nodes=1000,robust=true", 12),
                                         ("determinized:samples=8,nodes=300,retry_all=true", 6),
                                         ("determinized:samples=8,nodes=1000,free_own=true", 6),
-                                        ("determinized:samples=8,nodes=1000,followable=true", 6)])
+                                        ("determinized:samples=8,nodes=1000,followable=true", 6),
+                                        ("determinized:samples=8,nodes=1000,second_depth=4", 6)])
 def test_every_kept_plan_wins_its_world(spec, deal):
     """After each decision the worlds kept are won by the lines kept with them: a commitment, or
     an action tried in fresh worlds, is credited only where it still wins."""
@@ -901,3 +906,34 @@ def test_repair_answers_checks_with_lines_that_win_in_their_worlds():
     repaired, actions = play(seed=5)
     assert repaired > 0
     assert play(seed=5) == (repaired, actions)
+
+
+def test_second_depth_asks_the_worlds_alike_to_share_more_moves():
+    """second_depth=D: the worlds a candidate leaves alike share D next actions, regrouped after each
+    by what the player sees. Sharing more can only credit fewer worlds, never more than the worlds
+    credited; and deeper does part from one action somewhere in a game."""
+    from agents.determinized import alike
+
+    agent = make_agent("determinized:samples=12,nodes=1500,second_depth=4")
+    agent.reset(DealInfo(seed=3, rules=Rules()))
+    scores = []
+    ranked = agent._shared_second_wins
+
+    def shared_second_wins(prefix, entries):
+        groups = alike(entries, prefix)
+        scores.append([len(entries)] + [sum(agent._shared_wins(group, depth) for group in groups)
+                                        for depth in (1, 2, 4)])
+        return ranked(prefix, entries)
+
+    agent._shared_second_wins = shared_second_wins
+    game = Game.new(5)
+    for _ in range(80):
+        if game.is_over:
+            break
+        action = agent.act(PlayerView(game))
+        if action == RESIGN:
+            break
+        game.step(action)
+    assert scores
+    assert all(credited >= one >= two >= four for credited, one, two, four in scores)
+    assert any(four < one for _, one, _, four in scores)
