@@ -33,6 +33,8 @@ disagree, the K best first actions are ranked again by the worlds each wins with
 action shared by the worlds it leaves looking alike. ``second_depth=D`` asks the same of D
 actions: after each shared action the worlds kept are grouped again by what the player sees
 (a card turned up parts them), and each group must share its next action.
+``contest=true`` gives ``second`` something to weigh on a unanimous vote for a move that cannot
+be taken back: every other legal move that cannot either is tried in the kept worlds too.
 
 ``commit=true`` is another: the vote is on commitments, not first actions. A commitment is a
 winning line up to and including its first action that turns up a hidden card; before that
@@ -139,6 +141,8 @@ class DeterminizedAgent(Agent):
                                     "taken back (before any other move every sample votes)"),
         "second": (int, 3, "when worlds disagree, rank this many of the best first actions again by the worlds each "
                            "wins with one second action shared by the worlds it leaves alike (0: off)"),
+        "contest": (bool, False, "on a unanimous vote for a move that cannot be taken back, try every other such legal "
+                                 "move in the kept worlds, so that second ranks them too"),
         "second_depth": (int, 1, "with second, how many actions past the first the worlds left alike must share, "
                                  "regrouped by what the player sees after each"),
         "commit": (bool, False, "vote on commitments, not first actions: each winning line up to the first card "
@@ -304,6 +308,8 @@ class DeterminizedAgent(Agent):
                             found[key].append((world, list(result.actions)))
         if self.followable and not self.commit:
             self._keep_followable(view, found, prefixes)
+        if self.contest and len(found) == 1 and not self.commit:
+            self._contest(view, found, prefixes)
         legal = set(view.legal_actions)
         robust = None
         if self.robust and len(found) > 1:
@@ -356,6 +362,27 @@ class DeterminizedAgent(Agent):
         for action in view.legal_actions:
             if action not in found and not self._repeats(action):
                 self._credit(action, 1, found, prefixes)
+                found[action] = [(world, rest) for world, rest in found[action]
+                                 if self._followable(world, [action] + rest)]
+
+    def _contest(self, view: PlayerView, found: dict, prefixes: dict) -> None:
+        """On a unanimous vote for a move that cannot be taken back, credit in the kept worlds every
+        other legal move that cannot either (``contest``), so that ``second`` ranks them too.
+
+        Most votes are unanimous: every world's line starts with the solver's first choice, and
+        no other move is tried, so the shared continuation never weighs it against another
+        commitment. An alternative is dropped once it cannot win in half the worlds the vote's
+        move wins in (its hindsight count bounds its shared one).
+        """
+        (key,) = found
+        if not view.hidden_cards or reversible(view, prefixes[key][0]):
+            return
+        target = (len(found[key]) + 1) // 2
+        for action in view.legal_actions:
+            if action in found or reversible(view, action) or self._repeats(action):
+                continue
+            self._credit(action, target, found, prefixes)
+            if self.followable:
                 found[action] = [(world, rest) for world, rest in found[action]
                                  if self._followable(world, [action] + rest)]
 

@@ -114,14 +114,14 @@ def test_determinized_is_reproducible_for_a_seed():
     [
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
-        ("determinized:sample=2", "allowed options are batch, batch_free, budget, by_class, check, commit, followable, "
-                                  "free_own, keep, nodes, prior, refresh, refresh_below, repair, retry, retry_all, "
-                                  "reveal, reveal_free, reveal_margin, robust, samples, scout, second, second_depth, see_stock, "
-                                  "shallow, wide"),
+        ("determinized:sample=2", "allowed options are batch, batch_free, budget, by_class, check, commit, contest, "
+                                  "followable, free_own, keep, nodes, prior, refresh, refresh_below, repair, retry, "
+                                  "retry_all, reveal, reveal_free, reveal_margin, robust, samples, scout, second, "
+                                  "second_depth, see_stock, shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, batch_free, "
-                                     "budget, by_class, check, commit, followable, free_own, keep, nodes, prior, refresh, "
-                                     "refresh_below, repair, retry, retry_all, reveal, reveal_free, reveal_margin, robust, "
-                                     "samples, scout, second, second_depth, see_stock, shallow, wide"),
+                                     "budget, by_class, check, commit, contest, followable, free_own, keep, nodes, prior, "
+                                     "refresh, refresh_below, repair, retry, retry_all, reveal, reveal_free, reveal_margin, "
+                                     "robust, samples, scout, second, second_depth, see_stock, shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
                                            "must be between 0 and 1"),
         ("determinized:shallow=-5", "bad value '-5' for option 'shallow' of agent 'determinized': must be >= 0"),
@@ -382,6 +382,7 @@ def face_down(game: Game) -> list[int]:
     ("determinized:samples=6,nodes=2000,second=3", False),
     ("determinized:samples=6,nodes=2000,second_depth=3", False),
     ("determinized:samples=6,nodes=2000,second_depth=3,see_stock=true", True),
+    ("determinized:samples=6,nodes=2000,contest=true", False),
     ("determinized:samples=6,nodes=2000,commit=true", False),
     ("determinized:samples=4,nodes=2000,commit=true,see_stock=true", True),
     ("determinized:samples=4,nodes=1000,by_class=true,wide=4", False),
@@ -511,7 +512,8 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
                                         ("determinized:samples=8,nodes=300,retry_all=true", 6),
                                         ("determinized:samples=8,nodes=1000,free_own=true", 6),
                                         ("determinized:samples=8,nodes=1000,followable=true", 6),
-                                        ("determinized:samples=8,nodes=1000,second_depth=4", 6)])
+                                        ("determinized:samples=8,nodes=1000,second_depth=4", 6),
+                                        ("determinized:samples=8,nodes=1000,contest=true", 6)])
 def test_every_kept_plan_wins_its_world(spec, deal):
     """After each decision the worlds kept are won by the lines kept with them: a commitment, or
     an action tried in fresh worlds, is credited only where it still wins."""
@@ -937,3 +939,33 @@ def test_second_depth_asks_the_worlds_alike_to_share_more_moves():
     assert scores
     assert all(credited >= one >= two >= four for credited, one, two, four in scores)
     assert any(four < one for _, one, _, four in scores)
+
+
+def test_contest_weighs_other_commitments_against_a_unanimous_vote():
+    """contest=true: on a unanimous vote for a move that cannot be taken back, the other legal moves
+    that cannot either are credited in the kept worlds too (and none that can be taken back)."""
+    from agents.determinized import reversible
+
+    agent = make_agent("determinized:samples=12,nodes=1500,contest=true")
+    agent.reset(DealInfo(seed=3, rules=Rules()))
+    contested = []
+    contest = agent._contest
+
+    def recorded(view, found, prefixes):
+        before = set(found)
+        contest(view, found, prefixes)
+        contested.append((view, before, set(found) - before))
+
+    agent._contest = recorded
+    game = Game.new(5)
+    for _ in range(80):
+        if game.is_over:
+            break
+        action = agent.act(PlayerView(game))
+        if action == RESIGN:
+            break
+        game.step(action)
+    assert any(added for _, _, added in contested)
+    for view, before, added in contested:
+        assert len(before) == 1
+        assert not any(reversible(view, action) for action in added)
