@@ -361,9 +361,7 @@ class DeterminizedAgent(Agent):
             return
         for action in view.legal_actions:
             if action not in found and not self._repeats(action):
-                self._credit(action, 1, found, prefixes)
-                found[action] = [(world, rest) for world, rest in found[action]
-                                 if self._followable(world, [action] + rest)]
+                self._credit_move(action, 1, found, prefixes)
 
     def _contest(self, view: PlayerView, found: dict, prefixes: dict) -> None:
         """On a unanimous vote for a move that cannot be taken back, credit in the kept worlds every
@@ -381,10 +379,15 @@ class DeterminizedAgent(Agent):
         for action in view.legal_actions:
             if action in found or reversible(view, action) or self._repeats(action):
                 continue
-            self._credit(action, target, found, prefixes)
-            if self.followable:
-                found[action] = [(world, rest) for world, rest in found[action]
-                                 if self._followable(world, [action] + rest)]
+            self._credit_move(action, target, found, prefixes)
+
+    def _credit_move(self, action: int, target: int, found: dict, prefixes: dict) -> None:
+        """:meth:`_credit` for the move ``action``, keeping (with ``followable``) only the lines the
+        agent would follow."""
+        self._credit(action, target, found, prefixes)
+        if self.followable:
+            found[action] = [(world, rest) for world, rest in found[action]
+                             if self._followable(world, [action] + rest)]
 
     def _followable(self, world: Game, line: list[int]) -> bool:
         """``line`` never walks back into a position already played through, up to its first move

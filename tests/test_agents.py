@@ -13,7 +13,7 @@ import pytest
 
 from agents import RESIGN, make_agent
 from agents.base import UNKNOWN, AgentOptionError, DealInfo, PlayerView
-from agents.evaluation import deal_seed, play_deals, play_game
+from agents.evaluation import deal_seed, play_deals, play_game, play_on
 from agents.greedy import GreedyAgent, is_safe_to_foundation
 from klondike_env import Game, Rules, card_str, parse_card
 from klondike_env.core import DRAW, RECYCLE
@@ -928,14 +928,7 @@ def test_second_depth_asks_the_worlds_alike_to_share_more_moves():
         return ranked(prefix, entries)
 
     agent._shared_second_wins = shared_second_wins
-    game = Game.new(5)
-    for _ in range(80):
-        if game.is_over:
-            break
-        action = agent.act(PlayerView(game))
-        if action == RESIGN:
-            break
-        game.step(action)
+    play_on(agent, Game.new(5), max_moves=80)
     assert scores
     assert all(credited >= one >= two >= four for credited, one, two, four in scores)
     assert any(four < one for _, one, _, four in scores)
@@ -957,14 +950,7 @@ def test_contest_weighs_other_commitments_against_a_unanimous_vote():
         contested.append((view, before, set(found) - before))
 
     agent._contest = recorded
-    game = Game.new(5)
-    for _ in range(80):
-        if game.is_over:
-            break
-        action = agent.act(PlayerView(game))
-        if action == RESIGN:
-            break
-        game.step(action)
+    play_on(agent, Game.new(5), max_moves=80)
     assert any(added for _, _, added in contested)
     for view, before, added in contested:
         assert len(before) == 1
