@@ -33,6 +33,10 @@ disagree, the K best first actions are ranked again by the worlds each wins with
 action shared by the worlds it leaves looking alike. ``second_depth=D`` asks the same of D
 actions: after each shared action the worlds kept are grouped again by what the player sees
 (a card turned up parts them), and each group must share its next action.
+``lookahead=K`` ranks ``second``'s candidates by the player's own next commitment instead:
+after a candidate, for each card it may turn up, K fresh worlds sampled from what the player then
+sees vote on the moves up to the next one that cannot be taken back, and the candidate is credited
+only in the worlds where that line still wins.
 ``contest=true`` gives ``second`` something to weigh on a unanimous vote for a move that cannot
 be taken back: every other legal move that cannot either is tried in the kept worlds too.
 
@@ -105,12 +109,14 @@ from collections import Counter
 
 import numpy as np
 
-from agents.base import UNKNOWN, Agent, AgentOptionError, DealInfo, PlayerView, public_state
+from agents.base import Agent, AgentOptionError, DealInfo, PlayerView, public_state
 from klondike_env import core, move_memory
 from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
 from klondike_env.solver import SolveResult, SolveStatus, solve
 from klondike_env.solver.repair import repair
+from agents.lookahead import player_line
+from agents.positions import alike, free_reveals, hidden_count, reversible, scouting_draw
 
 # The agent's own solver schedule (probes after 50,000 nodes, the best-first search after
 # 150,000: never within the default budgets), with which it was tuned and benchmarked. The
@@ -143,6 +149,10 @@ class DeterminizedAgent(Agent):
                            "wins with one second action shared by the worlds it leaves alike (0: off)"),
         "contest": (bool, False, "on a unanimous vote for a move that cannot be taken back, try every other such legal "
                                  "move in the kept worlds, so that second ranks them too"),
+        "lookahead": (int, 0, "with second, rank its candidates instead by the worlds where the player's own next "
+                              "commitment wins: for each card a candidate may turn up, this many fresh worlds vote on "
+                              "the moves up to the next one that cannot be taken back (0: off)"),
+        "lookahead_nodes": (int, 10000, "with lookahead, solver classes per fresh world"),
         "second_depth": (int, 1, "with second, how many actions past the first the worlds left alike must share, "
                                  "regrouped by what the player sees after each"),
         "commit": (bool, False, "vote on commitments, not first actions: each winning line up to the first card "
@@ -201,6 +211,9 @@ class DeterminizedAgent(Agent):
         self._deep: set[int] = set()  # ids of the kept worlds won only by a retry (retry_all)
         self.solves = 0  # solver calls this game (for diagnostics)
         self.repaired = 0  # checks answered by a repaired line (repair)
+        # lookahead's fresh worlds draw on a stream of their own, so the vote's worlds are those
+        # the agent without it samples, and games part only where the option changes a move
+        self._lookahead_rng = np.random.default_rng((deal.seed, 1))
 
     def act(self, view: PlayerView) -> int:
         if self.scout and scouting_draw(view):
@@ -619,7 +632,8 @@ class DeterminizedAgent(Agent):
         """The ``second`` best of ``ranked`` ordered again by :meth:`_shared_second_wins` (ties
         kept in their order), the rest after them."""
         top = [key for key in ranked[: self.second] if found[key]]
-        wins = {key: self._shared_second_wins(prefixes[key], found[key]) for key in top}
+        score = self._lookahead_wins if self.lookahead else self._shared_second_wins
+        wins = {key: score(prefixes[key], found[key]) for key in top}
         return sorted(top, key=lambda key: -wins[key]) + [key for key in ranked if key not in wins]
 
     def _shared_second_wins(self, prefix: list[int], entries: list[tuple[Game, list[int]]]) -> int:
@@ -633,6 +647,35 @@ class DeterminizedAgent(Agent):
         group is scored by :meth:`_shared_wins`.
         """
         return sum(self._shared_wins(group, self.second_depth) for group in alike(entries, prefix, self.see_stock))
+
+    def _lookahead_wins(self, prefix: list[int], entries: list[tuple[Game, list[int]]]) -> int:
+        """Worlds won after ``prefix`` when the player then plays its own next commitment
+        (``lookahead``): for each group of worlds ``prefix`` leaves looking alike, the line
+        :func:`~agents.lookahead.player_line` chooses from what the player sees there, by a vote
+        over fresh worlds, tried in every world of the group.
+
+        :meth:`_shared_second_wins` asks the worlds of a group to share a continuation, but picks
+        it by hindsight over those same worlds, and a group of one world is credited whole: after
+        a card is turned up most groups are that small. The player, once the card is up, samples
+        again, knowing that card and no other. When no fresh world is won, the action most of the
+        group's own lines take next stands in.
+        """
+        won = 0
+        for group in alike(entries, prefix, self.see_stock):
+            view = PlayerView(group[0][0], stock_visible=self.see_stock)
+            if not view.hidden_cards or any(not rest for _, rest in group):
+                won += len(group)  # the player knows the world, or the prefix has won it
+                continue
+            line = player_line(view, self._lookahead_rng, self.lookahead,
+                               lambda world: self._solve(world, self.lookahead_nodes))
+            if not line:
+                counts = Counter(rest[0] for _, rest in group)
+                line = [min(counts, key=lambda a: (-counts[a], a))]
+            size = len(line)
+            won += sum(rest[:size] == line
+                       or self._solve_after(child, line, actions=False, line=rest).status == SolveStatus.SOLVED
+                       for child, rest in group)
+        return won
 
     def _shared_wins(self, group: list[tuple[Game, list[int]]], depth: int, choices: int = 2) -> int:
         """Worlds of ``group`` (positions the player cannot tell apart, each with its winning
@@ -727,68 +770,3 @@ class DeterminizedAgent(Agent):
                     if self.retry_all:
                         self._deep.add(id(worlds[index]))
         return won
-
-
-def reversible(view: PlayerView, action: int) -> bool:
-    """Whether the position before ``action`` can be reached again after it (the count of passes
-    aside): it turns no card up, plays no waste card, empties no column that only a king may fill
-    again with anything but a king, and a card it sends home may come back down. A draw or a
-    recycle needs unlimited passes, and a draw a waste whose size a pass through the talon comes
-    back to (a multiple of the draw count: once a waste card has been played, the talon's cards are
-    dealt in other groups after the next recycle)."""
-    effect = view.effect(action)
-    if effect.flips or core.WASTE_TO_FOUNDATION <= action < core.COLUMN_TO_FOUNDATION:
-        return False
-    if effect.empties and view.rules.empty_column == "king" and core.card_rank(effect.cards[0]) != core.KING:
-        return False
-    if action == core.RECYCLE:
-        return view.rules.max_passes is None
-    if action == core.DRAW:
-        return view.rules.max_passes is None and len(view.waste) % view.rules.draw_count == 0
-    return view.rules.foundation_to_tableau or not effect.to_foundation
-
-
-def free_reveals(view: PlayerView, world: Game) -> list[tuple[int, int]]:
-    """The lines ``(first, second)`` at ``view`` of a move that can be taken back (not a draw or a
-    recycle) and then a move that turns up a card; ``world`` is any world of ``view`` (which moves
-    are legal and what they turn up is the player's to see)."""
-    lines = []
-    for first in view.legal_actions:
-        if first in (core.DRAW, core.RECYCLE) or not reversible(view, first):
-            continue
-        child = world.copy()
-        child.step(first)
-        after = PlayerView(child, stock_visible=view.stock_visible)
-        lines += [(first, second) for second in after.legal_actions if after.effect(second).flips]
-    return lines
-
-
-def alike(entries: list[tuple[Game, list[int]]], prefix: list[int],
-          see_stock: bool = False) -> list[list[tuple[Game, list[int]]]]:
-    """``entries`` (worlds, each with a line) stepped along ``prefix`` on copies, grouped by what
-    the player sees then: worlds the player cannot tell apart after ``prefix``."""
-    groups: dict[bytes, list[tuple[Game, list[int]]]] = {}
-    for world, rest in entries:
-        child = world.copy()
-        for action in prefix:
-            child.step(action)
-        groups.setdefault(public_state(child, see_stock).tobytes(), []).append((child, rest))
-    return list(groups.values())
-
-
-def hidden_count(game: Game, see_stock: bool = False) -> int:
-    """How many cards the player of ``game`` has not seen (the face-down ones only, with ``see_stock``)."""
-    return int(core.hidden_count(game._state, see_stock))
-
-
-def scouting_draw(view: PlayerView) -> bool:
-    """Whether to draw just to see the stock: passes are unlimited and a stock card is unseen.
-
-    Hindsight search never values information (each sampled world already shows every
-    card), so it would not look at the stock on its own. With unlimited passes looking is
-    free: drawing the stock out leaves every position reachable before still reachable
-    (one recycle restores the talon, in the same order), and afterwards the whole talon is
-    known, which leaves only the face-down tableau cards to sample.
-    """
-    return view.rules.max_passes is None and core.DRAW in view.legal_actions and UNKNOWN in view.stock
-

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from agents.base import RESIGN, UNKNOWN, Agent, DealInfo, PlayerView
-from agents.determinized import reversible, scouting_draw
+from agents.positions import reversible, scouting_draw
 from agents.greedy import SKIP, is_safe_to_foundation, move_priority
 from klondike_env import core
 from klondike_env.game import Game

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, AgentOptionError, DealInfo, PlayerView
-from agents.determinized import scouting_draw
+from agents.positions import scouting_draw
 from agents.policy import PolicyAgent
 from klondike_env import core
 from klondike_env.env import COUNTERS, EnvConfig

@@ -442,7 +442,7 @@ def test_the_prior_move_is_tried_in_every_world_and_wins_ties():
     world where it wins, and ranked first among the candidates winning in the most worlds."""
     import copy
 
-    from agents.determinized import scouting_draw
+    from agents.positions import scouting_draw
 
     agent = make_agent(f"determinized:samples=4,nodes=2000,{REMEDIES_OFF}")
     agent.reset(DealInfo(seed=1, rules=Rules()))
@@ -475,7 +475,7 @@ def test_the_prior_move_is_tried_in_every_world_and_wins_ties():
 def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_player_sees(see_stock):
     """A winning line's commitment turns nothing up before its last action, which turns a card
     up; replayed in another world the player cannot tell apart, it is the same candidate."""
-    from agents.determinized import hidden_count, scouting_draw
+    from agents.positions import hidden_count, scouting_draw
 
     agent = make_agent(f"determinized:samples=2,nodes=3000,commit=true,see_stock={see_stock}")
     agent.reset(DealInfo(seed=1, rules=Rules()))
@@ -536,7 +536,7 @@ def test_every_kept_plan_wins_its_world(spec, deal):
 
 
 def _scouted(deal: int, see_stock: bool = False) -> Game:
-    from agents.determinized import scouting_draw
+    from agents.positions import scouting_draw
 
     game = Game.new(deal)
     while scouting_draw(PlayerView(game, stock_visible=see_stock)):
@@ -549,7 +549,7 @@ def test_robust_deals_afresh_only_the_cards_still_hidden_at_the_first_card_turne
     """``robust`` stops a winning line at its first card turned up and solves a world the player
     there cannot tell from the line's own (every card seen kept), the hidden ones dealt anew; a
     line that turns nothing up holds up unsolved."""
-    from agents.determinized import hidden_count
+    from agents.positions import hidden_count
 
     agent = make_agent(f"determinized:samples=2,nodes=1000,robust=true,see_stock={see_stock}")
     agent.reset(DealInfo(seed=1, rules=Rules()))
@@ -601,7 +601,7 @@ def test_reveal_puts_a_move_turning_a_card_up_first_when_it_wins_as_often():
 def _free_reveal_position() -> tuple[PlayerView, int]:
     """The first position of the greedy agent's game of deal 1 where no move turns up a card but a
     move that can be taken back (``first``, returned) is followed by one that does."""
-    from agents.determinized import free_reveals
+    from agents.positions import free_reveals
 
     game, greedy = Game.new(1), GreedyAgent()
     greedy.reset(DealInfo(seed=1, rules=Rules()))
@@ -651,7 +651,7 @@ def test_shallow_plays_the_commitment_won_most_easily_among_those_winning_as_oft
     """With ``shallow``, before a move that cannot be taken back, the such move won in the most
     kept worlds within ``shallow`` classes is played when it wins in as many worlds as the
     vote's choice under the full budget, and the vote's choice otherwise."""
-    from agents.determinized import reversible
+    from agents.positions import reversible
     from klondike_env.solver import SolveResult
 
     agent = make_agent("determinized:samples=3,nodes=1000,shallow=200")
@@ -736,7 +736,7 @@ def test_reversible_moves_are_those_whose_position_can_come_back():
     """Over many positions, a move counted reversible leads to a position from which the one
     before it comes back (by one move, or by drawing round the talon for a draw), and the others
     turn a card up, play a waste card, empty a column for good, or deal the talon in other groups."""
-    from agents.determinized import reversible
+    from agents.positions import reversible
 
     assert not reversible(PlayerView(Game.new(5, Rules(max_passes=3))), DRAW)
     seen = Counter()
@@ -786,7 +786,7 @@ def test_stock_visible_games_repeat_for_a_seed_and_are_labelled(tmp_path):
     first = play_deals(spec, [2, 3], Rules(), seed=5, progress=False)
     second = play_deals(spec, [2, 3], Rules(), seed=5, progress=False)
     assert [r.actions for r in first] == [r.actions for r in second]
-    from agents.determinized import scouting_draw
+    from agents.positions import scouting_draw
 
     assert scouting_draw(PlayerView(Game.new(2))) and not scouting_draw(PlayerView(Game.new(2), stock_visible=True))
     _, summary = evaluate(spec, "2-2", seed=5, out_dir=tmp_path, progress=False)
@@ -834,7 +834,7 @@ def test_batched_worlds_stop_on_a_unanimous_vote_and_go_on_when_close():
 def test_batch_free_stops_early_only_before_a_move_that_can_be_taken_back():
     """batch_free=true: a decision whose won worlds all start with a move that cannot be taken
     back draws every sample; one whose move can be taken back may stop after a batch."""
-    from agents.determinized import reversible
+    from agents.positions import reversible
 
     stopped = full_before_commitment = 0
     for view, drawn, firsts, plans in batched_decisions("determinized:samples=24,batch=6,batch_free=true,nodes=1500",
@@ -851,7 +851,7 @@ def test_refresh_below_samples_afresh_before_a_commitment_with_few_plans_kept():
     """refresh_below=N: when fewer than N kept plans fit the view and one of them goes on with a
     move that cannot be taken back, the decision samples fresh worlds; otherwise kept plans are
     followed as without the option."""
-    from agents.determinized import reversible
+    from agents.positions import reversible
 
     agent = make_agent("determinized:samples=12,nodes=1500,refresh_below=8")
     agent.reset(DealInfo(seed=3, rules=Rules()))
@@ -914,7 +914,7 @@ def test_second_depth_asks_the_worlds_alike_to_share_more_moves():
     """second_depth=D: the worlds a candidate leaves alike share D next actions, regrouped after each
     by what the player sees. Sharing more can only credit fewer worlds, never more than the worlds
     credited; and deeper does part from one action somewhere in a game."""
-    from agents.determinized import alike
+    from agents.positions import alike
 
     agent = make_agent("determinized:samples=12,nodes=1500,second_depth=4")
     agent.reset(DealInfo(seed=3, rules=Rules()))
@@ -937,7 +937,7 @@ def test_second_depth_asks_the_worlds_alike_to_share_more_moves():
 def test_contest_weighs_other_commitments_against_a_unanimous_vote():
     """contest=true: on a unanimous vote for a move that cannot be taken back, the other legal moves
     that cannot either are credited in the kept worlds too (and none that can be taken back)."""
-    from agents.determinized import reversible
+    from agents.positions import reversible
 
     agent = make_agent("determinized:samples=12,nodes=1500,contest=true")
     agent.reset(DealInfo(seed=3, rules=Rules()))

@@ -7,7 +7,7 @@ import pytest
 from conftest import played
 
 from agents.base import UNKNOWN, PlayerView, public_state
-from agents.determinized import hidden_count
+from agents.positions import hidden_count
 from klondike_env import Game, Rules, core
 from klondike_env.core import DRAW, RECYCLE
 
