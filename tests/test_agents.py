@@ -115,11 +115,12 @@ def test_determinized_is_reproducible_for_a_seed():
         ("nobody", "unknown agent 'nobody': allowed agents are random, greedy, determinized, oracle, policy, rollout"),
         ("greedy:depth=2", "unknown option 'depth' for agent 'greedy': allowed options are none"),
         ("determinized:sample=2", "allowed options are batch, batch_free, budget, by_class, check, commit, contest, "
-                                  "followable, free_own, keep, nodes, prior, refresh, refresh_below, repair, retry, "
+                                  "followable, free_own, keep, lookahead, lookahead_nodes, nodes, prior, refresh, refresh_below, repair, retry, "
                                   "retry_all, reveal, reveal_free, reveal_margin, robust, samples, scout, second, "
                                   "second_depth, see_stock, shallow, wide"),
         ("determinized:unit=reveal", "unknown option 'unit' for agent 'determinized': allowed options are batch, batch_free, "
-                                     "budget, by_class, check, commit, contest, followable, free_own, keep, nodes, prior, "
+                                     "budget, by_class, check, commit, contest, followable, free_own, keep, lookahead, "
+                                     "lookahead_nodes, nodes, prior, "
                                      "refresh, refresh_below, repair, retry, retry_all, reveal, reveal_free, reveal_margin, "
                                      "robust, samples, scout, second, second_depth, see_stock, shallow, wide"),
         ("determinized:reveal_margin=1.5", "bad value 1.5 for option 'reveal_margin' of agent 'determinized': "
@@ -131,6 +132,7 @@ def test_determinized_is_reproducible_for_a_seed():
         ("determinized:second_depth=0", "bad value '0' for option 'second_depth' of agent 'determinized': "
                                         "must be >= 1"),
         ("determinized:samples=-1", "bad value '-1' for option 'samples' of agent 'determinized': must be >= 1"),
+        ("determinized:lookahead=-2", "bad value '-2' for option 'lookahead' of agent 'determinized': must be >= 0"),
         ("determinized:nodes=-1", "bad value '-1' for option 'nodes' of agent 'determinized': must be >= 0"),
         ("oracle:budget=nan", "bad value 'nan' for option 'budget' of agent 'oracle': must be >= 0"),
         ("determinized:samples", "expected key=value"),
@@ -406,6 +408,8 @@ def face_down(game: Game) -> list[int]:
 ]] + [  # a deal whose first 40 decisions include votes where the worlds disagree
     ("determinized:samples=4,nodes=1000,robust=true", False, 12),
     ("determinized:samples=4,nodes=1000,robust=true,see_stock=true", True, 12),
+    ("determinized:samples=6,nodes=1000,lookahead=3,lookahead_nodes=500", False, 12),
+    ("determinized:samples=6,nodes=1000,lookahead=3,lookahead_nodes=500,see_stock=true", True, 12),
 ] + [  # a deal whose first 40 decisions try lines turning a card up after a free move
     ("determinized:samples=4,nodes=1000,reveal=true,reveal_free=true", False, 5),
     ("determinized:samples=4,nodes=1000,reveal=true,reveal_free=true,see_stock=true", True, 4),
@@ -513,7 +517,8 @@ def test_a_commitment_ends_at_the_first_card_turned_up_and_is_named_by_what_the_
                                         ("determinized:samples=8,nodes=1000,free_own=true", 6),
                                         ("determinized:samples=8,nodes=1000,followable=true", 6),
                                         ("determinized:samples=8,nodes=1000,second_depth=4", 6),
-                                        ("determinized:samples=8,nodes=1000,contest=true", 6)])
+                                        ("determinized:samples=8,nodes=1000,contest=true", 6),
+                                        ("determinized:samples=8,nodes=1000,lookahead=3,lookahead_nodes=500", 6)])
 def test_every_kept_plan_wins_its_world(spec, deal):
     """After each decision the worlds kept are won by the lines kept with them: a commitment, or
     an action tried in fresh worlds, is credited only where it still wins."""
@@ -955,3 +960,56 @@ def test_contest_weighs_other_commitments_against_a_unanimous_vote():
     for view, before, added in contested:
         assert len(before) == 1
         assert not any(reversible(view, action) for action in added)
+
+
+def test_player_line_plays_the_fresh_worlds_vote_up_to_a_commitment():
+    """lookahead's line: the move most of the fresh worlds' winning lines take, then the next among
+    those lines, every move but the last one that can be taken back and turns nothing up; and
+    nothing when no fresh world is won."""
+    from agents.lookahead import player_line
+    from agents.positions import hidden_count, reversible
+    from klondike_env.solver import SolveResult, SolveStatus, solve
+
+    game = _scouted(5)
+    view = PlayerView(game)
+    lines = []
+
+    def solved(world):
+        result = solve(world, node_limit=2000)
+        if result.status == SolveStatus.SOLVED:
+            lines.append(list(result.actions))
+        return result
+
+    line = player_line(view, np.random.default_rng(7), 8, solved)
+    won = list(lines)
+    assert line and len(won) >= 2
+    assert line == player_line(view, np.random.default_rng(7), 8, solved)
+    firsts = Counter(winning[0] for winning in won)
+    assert line[0] == min(firsts, key=lambda a: (-firsts[a], a))
+    walk = game.copy()
+    for action in line[:-1]:
+        assert reversible(PlayerView(walk), action)
+        hidden = hidden_count(walk)
+        walk.step(action)
+        assert hidden_count(walk) == hidden
+    assert player_line(view, np.random.default_rng(7), 8, lambda world: SolveResult(SolveStatus.UNKNOWN)) == []
+
+
+def test_lookahead_credits_no_more_worlds_than_the_vote_and_parts_from_second():
+    """lookahead=K: a candidate is credited only in worlds it was already credited in, and ranking
+    by the player's own next commitment differs somewhere in a game from the shared second action."""
+    agent = make_agent("determinized:samples=12,nodes=1500,lookahead=4,lookahead_nodes=1000")
+    agent.reset(DealInfo(seed=3, rules=Rules()))
+    scores = []
+    ranked = agent._lookahead_wins
+
+    def lookahead_wins(prefix, entries):
+        wins = ranked(prefix, entries)
+        scores.append((len(entries), wins, agent._shared_second_wins(prefix, entries)))
+        return wins
+
+    agent._lookahead_wins = lookahead_wins
+    play_on(agent, Game.new(5), max_moves=80)
+    assert scores
+    assert all(credited >= wins for credited, wins, _ in scores)
+    assert any(wins != shared for _, wins, shared in scores)
