@@ -115,7 +115,7 @@ from agents.greedy import SKIP, GreedyAgent, move_priority
 from klondike_env.game import Game
 from klondike_env.solver import SolveResult, SolveStatus, solve
 from klondike_env.solver.repair import repair
-from agents.lookahead import player_line
+from agents.lookahead import majority, player_line
 from agents.positions import alike, free_reveals, hidden_count, reversible, scouting_draw
 
 # The agent's own solver schedule (probes after 50,000 nodes, the best-first search after
@@ -669,8 +669,7 @@ class DeterminizedAgent(Agent):
             line = player_line(view, self._lookahead_rng, self.lookahead,
                                lambda world: self._solve(world, self.lookahead_nodes))
             if not line:
-                counts = Counter(rest[0] for _, rest in group)
-                line = [min(counts, key=lambda a: (-counts[a], a))]
+                line = [majority(rest[0] for _, rest in group)]
             size = len(line)
             won += sum(rest[:size] == line
                        or self._solve_after(child, line, actions=False, line=rest).status == SolveStatus.SOLVED

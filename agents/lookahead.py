@@ -25,6 +25,12 @@ from klondike_env.solver import SolveResult, SolveStatus
 LONGEST_LINE = 40
 
 
+def majority(actions) -> int:
+    """The action most often in ``actions`` (ties: the lowest)."""
+    counts = Counter(actions)
+    return min(counts, key=lambda a: (-counts[a], a))
+
+
 def player_line(view: PlayerView, rng: np.random.Generator, worlds: int,
                 solve: Callable[[Game], SolveResult]) -> list[int]:
     """The moves the player plays from ``view`` up to its next commitment: ``worlds`` worlds are
@@ -44,8 +50,7 @@ def player_line(view: PlayerView, rng: np.random.Generator, worlds: int,
     played: list[int] = []
     current = view
     while lines and len(played) < LONGEST_LINE:
-        counts = Counter(line[0] for line in lines)
-        action = min(counts, key=lambda a: (-counts[a], a))
+        action = majority(line[0] for line in lines)
         played.append(action)
         if not reversible(current, action):
             break
