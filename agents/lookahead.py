@@ -54,6 +54,7 @@ def player_line(view: PlayerView, rng: np.random.Generator, worlds: int,
         played.append(action)
         if not reversible(current, action):
             break
+        # a draw can turn up a stock card not seen yet, which is no flip of a tableau card
         hidden = hidden_count(position, view.stock_visible)
         position.step(action)
         if hidden_count(position, view.stock_visible) < hidden:

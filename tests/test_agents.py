@@ -915,25 +915,36 @@ def test_repair_answers_checks_with_lines_that_win_in_their_worlds():
     assert play(seed=5) == (repaired, actions)
 
 
+def _play_watching(spec: str, method: str, watch) -> None:
+    """Deal 5 played (80 moves, seed 3) by the agent ``spec``, ``watch(agent, result, *args)``
+    called after each call of its method ``method``."""
+    agent = make_agent(spec)
+    agent.reset(DealInfo(seed=3, rules=Rules()))
+    original = getattr(agent, method)
+
+    def watched(*args):
+        result = original(*args)
+        watch(agent, result, *args)
+        return result
+
+    setattr(agent, method, watched)
+    play_on(agent, Game.new(5), max_moves=80)
+
+
 def test_second_depth_asks_the_worlds_alike_to_share_more_moves():
     """second_depth=D: the worlds a candidate leaves alike share D next actions, regrouped after each
     by what the player sees. Sharing more can only credit fewer worlds, never more than the worlds
     credited; and deeper does part from one action somewhere in a game."""
     from agents.positions import alike
 
-    agent = make_agent("determinized:samples=12,nodes=1500,second_depth=4")
-    agent.reset(DealInfo(seed=3, rules=Rules()))
     scores = []
-    ranked = agent._shared_second_wins
 
-    def shared_second_wins(prefix, entries):
+    def watch(agent, _, prefix, entries):
         groups = alike(entries, prefix)
         scores.append([len(entries)] + [sum(agent._shared_wins(group, depth) for group in groups)
                                         for depth in (1, 2, 4)])
-        return ranked(prefix, entries)
 
-    agent._shared_second_wins = shared_second_wins
-    play_on(agent, Game.new(5), max_moves=80)
+    _play_watching("determinized:samples=12,nodes=1500,second_depth=4", "_shared_second_wins", watch)
     assert scores
     assert all(credited >= one >= two >= four for credited, one, two, four in scores)
     assert any(four < one for _, one, _, four in scores)
@@ -998,18 +1009,12 @@ def test_player_line_plays_the_fresh_worlds_vote_up_to_a_commitment():
 def test_lookahead_credits_no_more_worlds_than_the_vote_and_parts_from_second():
     """lookahead=K: a candidate is credited only in worlds it was already credited in, and ranking
     by the player's own next commitment differs somewhere in a game from the shared second action."""
-    agent = make_agent("determinized:samples=12,nodes=1500,lookahead=4,lookahead_nodes=1000")
-    agent.reset(DealInfo(seed=3, rules=Rules()))
     scores = []
-    ranked = agent._lookahead_wins
 
-    def lookahead_wins(prefix, entries):
-        wins = ranked(prefix, entries)
+    def watch(agent, wins, prefix, entries):
         scores.append((len(entries), wins, agent._shared_second_wins(prefix, entries)))
-        return wins
 
-    agent._lookahead_wins = lookahead_wins
-    play_on(agent, Game.new(5), max_moves=80)
+    _play_watching("determinized:samples=12,nodes=1500,lookahead=4,lookahead_nodes=1000", "_lookahead_wins", watch)
     assert scores
     assert all(credited >= wins for credited, wins, _ in scores)
     assert any(wins != shared for _, wins, shared in scores)
